@@ -1,0 +1,31 @@
+/**
+ * Metric names and namespace, shared by the code that emits them and the CDK
+ * stack's alarms and dashboard.
+ */
+
+/** CloudWatch namespace of every shardwal metric. */
+export const METRICS_NAMESPACE = 'shardwal';
+
+/** Metric names. Units: counts unless the name says Ms or Bytes. */
+export const Metric = {
+  putBatches: 'PutBatches',
+  putRows: 'PutRows',
+  putBytes: 'PutBytes',
+  putRejected: 'PutRejected',
+  flushLatencyMs: 'FlushLatencyMs',
+  walObjectsWritten: 'WalObjectsWritten',
+  walObjectsAdopted: 'WalObjectsAdopted',
+  walBytes: 'WalBytes',
+  walRows: 'WalRows',
+  gapsSealed: 'GapsSealed',
+  flushFenced: 'FlushFenced',
+  shardsPoisoned: 'ShardsPoisoned',
+  poisonedShards: 'PoisonedShards',
+  activeShards: 'ActiveShards',
+  flushLagMs: 'FlushLagMs',
+  tickDurationMs: 'TickDurationMs',
+  shardsFannedOut: 'ShardsFannedOut',
+  verifyFindings: 'VerifyFindings',
+  exportRows: 'ExportRows',
+} as const;
+export type MetricName = (typeof Metric)[keyof typeof Metric];

@@ -8,5 +8,6 @@ export default defineConfig({
     // Integration tests start emulators on ephemeral ports; two workers fit the 2-core CI machine.
     maxWorkers: 2,
     reporters: ['default'],
+    setupFiles: ['test/support/env.ts'],
   },
 });

@@ -1,0 +1,9 @@
+/** Lambda: `GET /v1/shards/{shard}` and `GET /v1/shards/{shard}/seqs/{seq}`. */
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { handleStatus } from '../lib/http/status-route.js';
+import { serviceFromEnv } from '../lib/runtime/service.js';
+import { wrapHandler } from '../lib/runtime/wrap.js';
+
+const service = serviceFromEnv();
+
+export const handler = wrapHandler((event: APIGatewayProxyEventV2) => handleStatus(event, service.table));

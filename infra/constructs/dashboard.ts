@@ -1,0 +1,72 @@
+/**
+ * One dashboard: what comes in, how flushes go, and what is alarming.
+ */
+import { Duration } from 'aws-cdk-lib';
+import {
+  type Alarm,
+  AlarmStatusWidget,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  Stats,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { Metric } from '../../lib/observability/metric-names.js';
+import type { HandlerName } from './functions.js';
+import { serviceMetric } from './service-metrics.js';
+
+/** Props of `ServiceDashboard`. */
+export interface ServiceDashboardProps {
+  functions: Record<HandlerName, NodejsFunction>;
+  deadLetterQueues: Record<string, Queue>;
+  alarms: Alarm[];
+}
+
+const graph = (title: string, left: IMetric[], right: IMetric[] = []) =>
+  new GraphWidget({ title, left, right, width: 8, height: 6 });
+
+/** The shardwal dashboard. */
+export class ServiceDashboard extends Construct {
+  readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: ServiceDashboardProps) {
+    super(scope, id);
+    this.dashboard = new Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
+    this.dashboard.addWidgets(
+      graph('Rows in', [serviceMetric(Metric.putRows, { statistic: Stats.SUM, label: 'rows' })]),
+      graph('Bytes in', [serviceMetric(Metric.putBytes, { statistic: Stats.SUM, label: 'bytes' })]),
+      graph('Puts rejected', [serviceMetric(Metric.putRejected, { statistic: Stats.SUM, label: 'rejected' })]),
+    );
+    this.dashboard.addWidgets(
+      graph('Flush latency (ms)', [
+        serviceMetric(Metric.flushLatencyMs, { statistic: Stats.p(50), label: 'p50' }),
+        serviceMetric(Metric.flushLatencyMs, { statistic: Stats.p(99), label: 'p99' }),
+      ]),
+      graph('WAL objects per tick', [
+        // Emitted once per tick: the average is objects per tick, the sum per minute.
+        serviceMetric(Metric.walObjectsWritten, { statistic: Stats.AVERAGE, label: 'per tick' }),
+        serviceMetric(Metric.walObjectsWritten, { statistic: Stats.SUM, label: 'per minute' }),
+      ]),
+      graph(
+        'Active shards / flush lag',
+        [serviceMetric(Metric.activeShards, { statistic: Stats.MAXIMUM, label: 'active shards' })],
+        [serviceMetric(Metric.flushLagMs, { statistic: Stats.MAXIMUM, label: 'flush lag (ms)' })],
+      ),
+    );
+    this.dashboard.addWidgets(
+      graph(
+        'Function errors',
+        Object.entries(props.functions).map(([name, fn]) => fn.metricErrors({ statistic: Stats.SUM, label: name })),
+      ),
+      graph(
+        'Dead-letter queues',
+        Object.entries(props.deadLetterQueues).map(([name, q]) =>
+          q.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, label: name }),
+        ),
+      ),
+      new AlarmStatusWidget({ title: 'Alarms', alarms: props.alarms, width: 8, height: 6 }),
+    );
+  }
+}

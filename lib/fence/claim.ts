@@ -1,0 +1,91 @@
+/**
+ * The epoch/fence record keeps one effective flusher per shard.
+ *
+ * Invariants kept here:
+ * F1. A flusher acts only under an epoch it obtained by a conditional bump of
+ *     the shard record; epochs only grow.
+ * F2. A claim succeeds only while the lease is free or expired and the shard
+ *     is not poisoned, so at most one flusher holds a live lease.
+ * F3. A lease is advisory for liveness only: correctness comes from the
+ *     commit being conditional on the epoch (see `commit.ts`), so a zombie
+ *     whose lease expired cannot commit after a newer claim.
+ */
+import { UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { toShardRecord, type ShardRecord } from '../memtable/shard-record.js';
+import { CONDITION_FAILED, META_SK, type Table, send, shardPk } from '../memtable/table.js';
+
+/** A held flush claim. */
+export interface FlushClaim {
+  epoch: number;
+  owner: string;
+  /** The shard record as of the claim (cursors read in the same update). */
+  record: ShardRecord;
+}
+
+/** Claims the flush of `shard`: bumps the epoch; undefined when a live lease or poison blocks it. */
+export async function claimFlush(
+  table: Table,
+  shard: string,
+  owner: string,
+  nowMs: number,
+  leaseMs: number,
+): Promise<FlushClaim | undefined> {
+  const out = await send<{ Attributes?: Record<string, AttributeValue> }>(
+    table,
+    new UpdateItemCommand({
+      TableName: table.tableName,
+      Key: { pk: { S: shardPk(shard) }, sk: { S: META_SK } },
+      UpdateExpression:
+        'SET epoch = if_not_exists(epoch, :zero) + :one, leaseOwner = :owner, leaseExpiresAtMs = :expires',
+      ConditionExpression:
+        'attribute_exists(pk) AND attribute_not_exists(poison) AND (attribute_not_exists(leaseExpiresAtMs) OR leaseExpiresAtMs < :now)',
+      ExpressionAttributeValues: {
+        ':zero': { N: '0' },
+        ':one': { N: '1' },
+        ':owner': { S: owner },
+        ':expires': { N: String(nowMs + leaseMs) },
+        ':now': { N: String(nowMs) },
+      },
+      ReturnValues: 'ALL_NEW',
+    }),
+    'UpdateItem claim flush',
+  );
+  if (out === CONDITION_FAILED) return undefined;
+  const record = toShardRecord(shard, out.Attributes ?? {});
+  return { epoch: record.epoch, owner, record };
+}
+
+/** Releases the lease if still held under `epoch`; a newer claim makes this a no-op. */
+export async function releaseLease(table: Table, shard: string, epoch: number): Promise<void> {
+  await send(
+    table,
+    new UpdateItemCommand({
+      TableName: table.tableName,
+      Key: { pk: { S: shardPk(shard) }, sk: { S: META_SK } },
+      UpdateExpression: 'REMOVE leaseOwner, leaseExpiresAtMs',
+      ConditionExpression: 'epoch = :epoch',
+      ExpressionAttributeValues: { ':epoch': { N: String(epoch) } },
+    }),
+    'UpdateItem release lease',
+  );
+}
+
+/**
+ * Removes a lease that expired before `nowMs` (a crashed flusher's), without
+ * bumping the epoch. Provably safe: an expired lease blocks nobody's claim
+ * anyway; this only tidies the record. Returns true when one was removed.
+ */
+export async function clearExpiredLease(table: Table, shard: string, nowMs: number): Promise<boolean> {
+  const out = await send(
+    table,
+    new UpdateItemCommand({
+      TableName: table.tableName,
+      Key: { pk: { S: shardPk(shard) }, sk: { S: META_SK } },
+      UpdateExpression: 'REMOVE leaseOwner, leaseExpiresAtMs',
+      ConditionExpression: 'leaseExpiresAtMs < :now',
+      ExpressionAttributeValues: { ':now': { N: String(nowMs) } },
+    }),
+    'UpdateItem clear expired lease',
+  );
+  return out !== CONDITION_FAILED;
+}

@@ -1,0 +1,70 @@
+/**
+ * Step 6 of the flush protocol, and poisoning.
+ *
+ * Invariants kept here:
+ * C1. The cursors move only by a commit conditional on `epoch = E` and
+ *     `walNextPos = P`: a flusher fenced by a newer claim, or racing a commit
+ *     of the same position, changes nothing.
+ * C2. `durableSeq`, `walNextPos` and `nextRowOffset` move together in one
+ *     update, so they always describe the same WAL prefix.
+ * C3. Poison is sticky: only recovery clears it, and a poisoned shard admits
+ *     no put and no flush claim.
+ */
+import { UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { type ShardRecord, toShardRecord } from '../memtable/shard-record.js';
+import { CONDITION_FAILED, META_SK, type Table, send, shardPk } from '../memtable/table.js';
+
+/** The cursor movement of one committed WAL object. */
+export interface CommitInput {
+  shard: string;
+  epoch: number;
+  /** Position of the WAL object being committed. */
+  position: number;
+  lastSeq: number;
+  nextRowOffset: number;
+  /** Bytes of the covered batches, released from the buffer. */
+  releasedBytes: number;
+}
+
+/** Commits a WAL append and releases the lease; the new record, or undefined when fenced. */
+export async function commitFlush(table: Table, input: CommitInput): Promise<ShardRecord | undefined> {
+  const out = await send<{ Attributes?: Record<string, AttributeValue> }>(
+    table,
+    new UpdateItemCommand({
+      TableName: table.tableName,
+      Key: { pk: { S: shardPk(input.shard) }, sk: { S: META_SK } },
+      UpdateExpression:
+        'SET durableSeq = :lastSeq, walNextPos = :nextPos, nextRowOffset = :nextRow ADD bufferedBytes :released REMOVE leaseOwner, leaseExpiresAtMs',
+      ConditionExpression:
+        input.position === 0
+          ? 'epoch = :epoch AND (attribute_not_exists(walNextPos) OR walNextPos = :pos)'
+          : 'epoch = :epoch AND walNextPos = :pos',
+      ExpressionAttributeValues: {
+        ':lastSeq': { N: String(input.lastSeq) },
+        ':nextPos': { N: String(input.position + 1) },
+        ':nextRow': { N: String(input.nextRowOffset) },
+        ':released': { N: String(-input.releasedBytes) },
+        ':epoch': { N: String(input.epoch) },
+        ':pos': { N: String(input.position) },
+      },
+      ReturnValues: 'ALL_NEW',
+    }),
+    'UpdateItem commit flush',
+  );
+  return out === CONDITION_FAILED ? undefined : toShardRecord(input.shard, out.Attributes ?? {});
+}
+
+/** Poisons the shard with `reason` (first reason wins). */
+export async function poisonShard(table: Table, shard: string, reason: string, nowMs: number): Promise<void> {
+  await send(
+    table,
+    new UpdateItemCommand({
+      TableName: table.tableName,
+      Key: { pk: { S: shardPk(shard) }, sk: { S: META_SK } },
+      UpdateExpression: 'SET poison = :reason, poisonedAtMs = :now',
+      ConditionExpression: 'attribute_not_exists(poison)',
+      ExpressionAttributeValues: { ':reason': { S: reason }, ':now': { N: String(nowMs) } },
+    }),
+    'UpdateItem poison shard',
+  );
+}

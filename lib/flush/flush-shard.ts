@@ -1,0 +1,239 @@
+/**
+ * The flush protocol for one shard. Read this file top to bottom.
+ *
+ *   1. Read the shard record. Nothing pending → no S3 call at all.
+ *   2. Claim the flush: bump `epoch` conditionally (lease free or expired) → E.
+ *   3. Resolve the oldest pending batches: `durableSeq+1` upward, contiguous,
+ *      up to the size cap; seal gaps that stayed empty past the timeout.
+ *   4. Encode the WAL object for P = `walNextPos`; write it create-if-absent.
+ *   5. If it already exists, read it: an object for this shard and position
+ *      that starts at `durableSeq+1` and the expected row offset is a valid
+ *      append by a crashed or zombie flusher (or our own lost ack): adopt it.
+ *      Anything else means the record and S3 diverged: poison and stop.
+ *   6. Commit the cursors, conditional on `epoch = E` and `walNextPos = P`.
+ *      A failed condition means a newer flusher took over: stop, nothing lost.
+ *   7. Delete the covered batch items; clear the pending marker only if no
+ *      put arrived since (condition on `nextSeq`).
+ *
+ * Invariants:
+ * I1. WAL position P holds exactly the batches durableSeq+1..lastSeq as the
+ *     record stood when P was next, in seq order: no batch is lost, written
+ *     twice, or reordered (steps 3-6).
+ * I2. Positions are contiguous: P is taken from the record and committed as
+ *     P+1 only by a commit conditional on `walNextPos = P` (C1 in commit.ts).
+ * I3. Batch contents are immutable once written or sealed, so any flusher
+ *     resolving from the same `durableSeq` encodes a prefix of the same rows;
+ *     adopting another flusher's object never changes what a seq holds.
+ * I4. A slot is never skipped: a 412 at P (zombie, or our own lost ack) is
+ *     adopted, never "retried at P+1".
+ * I5. A batch item is deleted only after a committed WAL object covers it.
+ * I6. Divergence and terminal append failures poison the shard; poison stops
+ *     puts and claims and wakes durable waiters with the reason (C3).
+ */
+import { CorruptDataError, UnavailableError } from '../errors.js';
+import { claimFlush, releaseLease } from '../fence/claim.js';
+import { commitFlush, poisonShard } from '../fence/commit.js';
+import { deleteBatches, readBatches, type StoredBatch } from '../memtable/batches.js';
+import { clearPending } from '../memtable/pending-index.js';
+import { hasPendingBatches, readShardRecord } from '../memtable/shard-record.js';
+import type { Table } from '../memtable/table.js';
+import { walKey } from '../paths.js';
+import type { ObjectStore } from '../store/object-store.js';
+import { decodeWal } from '../wal/decode.js';
+import { encodeWal } from '../wal/encode.js';
+import type { WalHeader, WalObject } from '../wal/format.js';
+import { FaultPoint, type FaultHook } from './fault-points.js';
+import { buildWalObject, contentMismatch } from './build-wal-object.js';
+import { resolveOldestPending } from './resolve-pending.js';
+
+/** What the flusher needs. */
+export interface FlushDeps {
+  table: Table;
+  store: ObjectStore;
+  /** Identifies this flusher in the lease (e.g. a request id). */
+  owner: string;
+  maxWalObjectBytes: number;
+  gapSealMs: number;
+  leaseMs: number;
+  now: () => number;
+  faults?: FaultHook;
+}
+
+/** How one flush attempt ended. */
+export type FlushOutcome =
+  | { status: 'idle'; shard: string }
+  | { status: 'busy'; shard: string }
+  | { status: 'waiting-on-gap'; shard: string; seq: number }
+  | { status: 'fenced'; shard: string; epoch: number; position: number }
+  | { status: 'poisoned'; shard: string; reason: string }
+  | {
+      status: 'flushed';
+      shard: string;
+      epoch: number;
+      position: number;
+      firstSeq: number;
+      lastSeq: number;
+      rows: number;
+      walBytes: number;
+      adopted: boolean;
+      sealed: number[];
+      /** Age of the oldest batch flushed, at flush time. */
+      lagMs: number;
+      /** Batches remain pending beyond this object (size cap or a young gap). */
+      more: boolean;
+    };
+
+/** Runs the flush protocol once for `shard`. */
+export async function flushShard(deps: FlushDeps, shard: string): Promise<FlushOutcome> {
+  const { table, store, faults } = deps;
+  const hit = async (point: FaultPoint) => faults?.(point, shard);
+
+  // 1. Read.
+  const seen = await readShardRecord(table, shard);
+  if (!seen) return { status: 'idle', shard };
+  if (seen.poison) return { status: 'poisoned', shard, reason: seen.poison };
+  if (!hasPendingBatches(seen)) {
+    if (seen.pending) await clearPending(table, shard, seen.nextSeq);
+    return { status: 'idle', shard };
+  }
+  await hit(FaultPoint.afterRead);
+
+  // 2. Claim.
+  const claim = await claimFlush(table, shard, deps.owner, deps.now(), deps.leaseMs);
+  if (!claim) return { status: 'busy', shard };
+  const { epoch, record } = claim;
+  await hit(FaultPoint.afterClaim);
+
+  // 3. Resolve the oldest pending batches, as they stand now.
+  const resolved = await resolveOldestPending(table, {
+    record,
+    maxBytes: deps.maxWalObjectBytes,
+    gapSealMs: deps.gapSealMs,
+    nowMs: deps.now(),
+  });
+  if (resolved.batches.length === 0) {
+    await releaseLease(table, shard, epoch);
+    return { status: 'waiting-on-gap', shard, seq: resolved.waitingOnSeq ?? record.durableSeq + 1 };
+  }
+  await hit(FaultPoint.afterResolve);
+
+  // 4. Write create-if-absent at P.
+  const position = record.walNextPos;
+  const key = walKey(shard, position);
+  const object = buildWalObject(record, epoch, resolved.batches, deps.now());
+  const body = encodeWal(object);
+  let written: WalHeader = object.header;
+  let adopted = false;
+  let result: 'created' | 'exists';
+  try {
+    result = await store.putIfAbsent(key, body);
+  } catch (error) {
+    if (error instanceof UnavailableError) {
+      await releaseLease(table, shard, epoch);
+      throw error; // transient: the next tick retries from step 1
+    }
+    return poison(deps, shard, `WAL append at ${key} failed terminally: ${(error as Error).message}`);
+  }
+  await hit(FaultPoint.afterWalWrite);
+
+  // 5. Adopt or poison.
+  let existing: WalObject | undefined;
+  if (result === 'exists') {
+    const verdict = await inspectExisting(store, key, record.durableSeq + 1, record.nextRowOffset, shard, position);
+    if (typeof verdict === 'string') return poison(deps, shard, verdict);
+    existing = verdict;
+    written = verdict.header;
+    adopted = true;
+  }
+  const covered = await coveredBatches(table, shard, resolved.batches, written.lastSeq);
+  const mismatch = existing && contentMismatch(existing, covered);
+  if (mismatch) return poison(deps, shard, `shard record and S3 diverged at ${key}: ${mismatch}`);
+
+  // 6. Commit, fenced by epoch and position.
+  const committed = await commitFlush(table, {
+    shard,
+    epoch,
+    position,
+    lastSeq: written.lastSeq,
+    nextRowOffset: written.firstRowOffset + written.rowCount,
+    releasedBytes: covered.reduce((sum, batch) => sum + batch.bytes, 0),
+  });
+  if (!committed) return { status: 'fenced', shard, epoch, position };
+  await hit(FaultPoint.afterCommit);
+
+  // 7. Tidy: covered batch items, then the pending marker.
+  await deleteBatches(table, shard, covered.flatMap((batch) => batch.itemKeys));
+  await hit(FaultPoint.beforeClearPending);
+  const more = hasPendingBatches(committed);
+  if (!more) await clearPending(table, shard, committed.nextSeq);
+  return {
+    status: 'flushed',
+    shard,
+    epoch,
+    position,
+    firstSeq: written.firstSeq,
+    lastSeq: written.lastSeq,
+    rows: written.rowCount,
+    walBytes: body.length,
+    adopted,
+    sealed: resolved.sealed,
+    lagMs: deps.now() - Math.min(...covered.map((batch) => batch.createdAtMs)),
+    more,
+  };
+}
+
+/** Step 5: the existing object if its header is adoptable, or the divergence reason. */
+async function inspectExisting(
+  store: ObjectStore,
+  key: string,
+  firstSeq: number,
+  firstRowOffset: number,
+  shard: string,
+  position: number,
+): Promise<WalObject | string> {
+  const bytes = await store.get(key);
+  if (!bytes) return `WAL object ${key} reported existing but could not be read`;
+  let object: WalObject;
+  try {
+    object = decodeWal(key, bytes);
+  } catch (error) {
+    if (error instanceof CorruptDataError) return `WAL object ${key} already exists and is unreadable: ${error.message}`;
+    throw error;
+  }
+  const { header } = object;
+  const expected = { shard, position, firstSeq, firstRowOffset };
+  const actual = {
+    shard: header.shard,
+    position: header.position,
+    firstSeq: header.firstSeq,
+    firstRowOffset: header.firstRowOffset,
+  };
+  if (JSON.stringify(expected) !== JSON.stringify(actual)) {
+    return `shard record and S3 diverged at ${key}: expected ${JSON.stringify(expected)}, found ${JSON.stringify(actual)}`;
+  }
+  return object;
+}
+
+/** The batches an adopted object covers (it may cover more or fewer than we resolved). */
+async function coveredBatches(
+  table: Table,
+  shard: string,
+  resolved: StoredBatch[],
+  lastSeq: number,
+): Promise<StoredBatch[]> {
+  const mine = resolved.filter((batch) => batch.seq <= lastSeq);
+  const ourLast = resolved.at(-1)?.seq ?? 0;
+  if (lastSeq <= ourLast) return mine;
+  const rest = await readBatches(table, {
+    shard,
+    fromSeq: ourLast + 1,
+    toSeq: lastSeq,
+    maxBytes: Number.MAX_SAFE_INTEGER,
+  });
+  return [...mine, ...rest];
+}
+
+async function poison(deps: FlushDeps, shard: string, reason: string): Promise<FlushOutcome> {
+  await poisonShard(deps.table, shard, reason, deps.now());
+  return { status: 'poisoned', shard, reason };
+}

@@ -1,0 +1,45 @@
+/**
+ * What operators see of each flush: one structured log line and the metrics
+ * of the outcome.
+ */
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { Metric } from '../observability/metric-names.js';
+import { logger, metrics } from '../observability/telemetry.js';
+import type { FlushOutcome } from './flush-shard.js';
+
+/** Logs and counts one flush outcome; `latencyMs` is the protocol's wall time. */
+export function reportFlush(outcome: FlushOutcome, latencyMs: number): void {
+  switch (outcome.status) {
+    case 'flushed':
+      logger.info('flushed', { ...outcome, latencyMs });
+      metrics.addMetric(Metric.flushLatencyMs, MetricUnit.Milliseconds, latencyMs);
+      metrics.addMetric(Metric.walObjectsWritten, MetricUnit.Count, 1);
+      metrics.addMetric(Metric.walBytes, MetricUnit.Bytes, outcome.walBytes);
+      metrics.addMetric(Metric.walRows, MetricUnit.Count, outcome.rows);
+      metrics.addMetric(Metric.flushLagMs, MetricUnit.Milliseconds, outcome.lagMs);
+      if (outcome.adopted) metrics.addMetric(Metric.walObjectsAdopted, MetricUnit.Count, 1);
+      if (outcome.sealed.length > 0) {
+        logger.warn('sealed gaps as void', { shard: outcome.shard, seqs: outcome.sealed });
+        metrics.addMetric(Metric.gapsSealed, MetricUnit.Count, outcome.sealed.length);
+      }
+      return;
+    case 'fenced':
+      logger.warn('flush fenced by a newer flusher', { ...outcome });
+      metrics.addMetric(Metric.flushFenced, MetricUnit.Count, 1);
+      return;
+    case 'poisoned':
+      logger.error('shard poisoned', { ...outcome });
+      metrics.addMetric(Metric.poisonedShards, MetricUnit.Count, 1);
+      return;
+    case 'waiting-on-gap':
+      logger.info('waiting on an unwritten batch', { ...outcome });
+      return;
+    default:
+      logger.debug('flush skipped', { ...outcome });
+  }
+}
+
+/** Logs a flush that threw (transient store or table failure); the next tick retries. */
+export function reportFlushError(shard: string, error: unknown): void {
+  logger.error('flush failed; the next tick retries', { shard, error: error as Error });
+}

@@ -1,0 +1,74 @@
+/**
+ * Step 3 of the flush protocol: resolve the oldest pending batches at the
+ * moment the flush is handled: `durableSeq+1` upward, contiguous, up to the
+ * size cap, sealing gaps that stayed empty past the timeout.
+ *
+ * A gap is a seq that was allocated (seq < nextSeq) but whose batch is not
+ * written. Its allocation time is bounded above by the write time of any later
+ * batch (allocated after it, written after its own allocation) and by the
+ * shard's `lastAllocAtMs`; once that bound is older than `gapSealMs` the gap
+ * is sealed void. A young gap stops resolution there: order comes before
+ * progress.
+ */
+import { type StoredBatch, readBatches, sealVoid } from '../memtable/batches.js';
+import type { ShardRecord } from '../memtable/shard-record.js';
+import type { Table } from '../memtable/table.js';
+
+/** Inputs of `resolveOldestPending`. */
+export interface ResolveInput {
+  record: ShardRecord;
+  maxBytes: number;
+  gapSealMs: number;
+  nowMs: number;
+}
+
+/** The contiguous run of batches to flush, and what happened on the way. */
+export interface Resolved {
+  batches: StoredBatch[];
+  /** Seqs this call sealed void. */
+  sealed: number[];
+  /** A young gap that stopped resolution, if any. */
+  waitingOnSeq: number | undefined;
+}
+
+/** Resolves the oldest pending batches of the shard described by `record`. */
+export async function resolveOldestPending(table: Table, input: ResolveInput): Promise<Resolved> {
+  const { record, maxBytes, gapSealMs, nowMs } = input;
+  const fromSeq = record.durableSeq + 1;
+  const toSeq = record.nextSeq - 1;
+  const found = await readBatches(table, { shard: record.shard, fromSeq, toSeq, maxBytes });
+  const resolved: Resolved = { batches: [], sealed: [], waitingOnSeq: undefined };
+  let bytes = 0;
+  let expected = fromSeq;
+  let index = 0;
+  while (expected <= toSeq && bytes < maxBytes) {
+    const next = found[index];
+    if (next && next.seq === expected) {
+      resolved.batches.push(next);
+      bytes += next.bytes;
+      index++;
+      expected++;
+      continue;
+    }
+    // `expected` is a gap; the oldest it can have been allocated is bounded by the next written batch.
+    const allocatedBy = next ? next.createdAtMs : (record.lastAllocAtMs ?? nowMs);
+    if (nowMs - allocatedBy < gapSealMs) {
+      resolved.waitingOnSeq = expected;
+      break;
+    }
+    const outcome = await sealVoid(table, record.shard, expected, nowMs);
+    if (outcome === 'sealed') resolved.sealed.push(expected);
+    // Either way the seq now holds something immutable: read what it is.
+    const [settled] = await readBatches(table, {
+      shard: record.shard,
+      fromSeq: expected,
+      toSeq: expected,
+      maxBytes: Number.MAX_SAFE_INTEGER,
+    });
+    if (!settled) break;
+    resolved.batches.push(settled);
+    bytes += settled.bytes;
+    expected++;
+  }
+  return resolved;
+}

@@ -1,0 +1,36 @@
+/**
+ * The one place where an error kind becomes an HTTP status. Bodies are
+ * `{"error": {"kind", "message"}}`. Anything that is not a shardwal error is
+ * a bug: it is logged with its stack and answered 500 without internals.
+ */
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { BackpressureError, ErrorKind, ShardwalError } from '../errors.js';
+import { logger } from '../observability/telemetry.js';
+import { json } from './responses.js';
+
+/** HTTP status of each error kind. */
+export const STATUS_OF_KIND: Record<ErrorKind, number> = {
+  [ErrorKind.invalidInput]: 400,
+  [ErrorKind.notFound]: 404,
+  [ErrorKind.tooLarge]: 413,
+  [ErrorKind.backpressure]: 429,
+  [ErrorKind.fenced]: 409,
+  [ErrorKind.poisoned]: 503,
+  [ErrorKind.unavailable]: 503,
+  [ErrorKind.corruptData]: 500,
+  [ErrorKind.config]: 500,
+  [ErrorKind.internal]: 500,
+};
+
+/** Renders `error` as an HTTP response. */
+export function errorResponse(error: unknown): APIGatewayProxyStructuredResultV2 {
+  if (!(error instanceof ShardwalError)) {
+    logger.error('unexpected error', { error: error as Error });
+    return json(500, { error: { kind: ErrorKind.internal, message: 'internal error' } });
+  }
+  const status = STATUS_OF_KIND[error.kind];
+  if (status >= 500) logger.error('request failed', { error });
+  const headers: Record<string, string> = {};
+  if (error instanceof BackpressureError) headers['retry-after'] = String(error.retryAfterSeconds);
+  return json(status, { error: { kind: error.kind, message: error.message } }, headers);
+}

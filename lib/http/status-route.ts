@@ -1,0 +1,50 @@
+/**
+ * `GET /v1/shards/{shard}` (status) and `GET /v1/shards/{shard}/seqs/{seq}`
+ * (durability of one batch).
+ */
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { InvalidInputError, NotFoundError } from '../errors.js';
+import { readShardRecord } from '../memtable/shard-record.js';
+import type { Table } from '../memtable/table.js';
+import { assertShardName } from '../paths.js';
+import { errorResponse } from './error-response.js';
+import { json } from './responses.js';
+
+/** Status JSON of a shard. */
+export async function shardStatus(table: Table, shard: string) {
+  assertShardName(shard);
+  const record = await readShardRecord(table, shard);
+  if (!record) throw new NotFoundError(`shard ${shard}`);
+  return {
+    shard,
+    nextSeq: record.nextSeq,
+    durableSeq: record.durableSeq,
+    walNextPos: record.walNextPos,
+    nextRowOffset: record.nextRowOffset,
+    bufferedBytes: record.bufferedBytes,
+    pending: record.pending,
+    epoch: record.epoch,
+    generation: record.generation,
+    lease: record.leaseOwner ? { owner: record.leaseOwner, expiresAtMs: record.leaseExpiresAtMs } : null,
+    poison: record.poison ?? null,
+    aofWatermark: record.aofWatermark,
+  };
+}
+
+/** Handles both status routes. */
+export async function handleStatus(event: APIGatewayProxyEventV2, table: Table): Promise<APIGatewayProxyStructuredResultV2> {
+  try {
+    const shard = event.pathParameters?.shard ?? '';
+    const status = await shardStatus(table, shard);
+    const seqParam = event.pathParameters?.seq;
+    if (seqParam === undefined) return json(200, status);
+    const seq = Number(seqParam);
+    if (!/^\d+$/.test(seqParam) || seq < 1) {
+      throw new InvalidInputError('seq', `expected a positive integer, got ${JSON.stringify(seqParam)}`);
+    }
+    if (seq >= status.nextSeq) throw new NotFoundError(`seq ${seq} of shard ${shard}`);
+    return json(200, { shard, seq, durable: seq <= status.durableSeq, durableSeq: status.durableSeq, poison: status.poison });
+  } catch (error) {
+    return errorResponse(error);
+  }
+}

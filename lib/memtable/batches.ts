@@ -1,0 +1,220 @@
+/**
+ * Batch items: one per put, keyed by (shard, seq), immutable once written.
+ * Both the put path's write and the flusher's void seal are conditional on the
+ * head item not existing, so exactly one of them defines what a seq holds.
+ * Batches are deleted only after a committed WAL object covers them.
+ */
+import {
+  BatchWriteItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  type AttributeValue,
+} from '@aws-sdk/client-dynamodb';
+import { GapSealedError, InternalError } from '../errors.js';
+import { type BatchRow, decodeBatchRows, encodeBatchRows } from './batch-codec.js';
+import { num, str } from './shard-record.js';
+import {
+  CONDITION_FAILED,
+  type Table,
+  batchPartSk,
+  batchSk,
+  send,
+  sendUnconditional,
+  shardPk,
+} from './table.js';
+
+/** A batch as the flusher reads it. */
+export type StoredBatch = (
+  | { seq: number; kind: 'rows'; rows: BatchRow[]; bytes: number }
+  | { seq: number; kind: 'void'; bytes: 0 }
+) & {
+  createdAtMs: number;
+  /** Sort keys of every item of this batch (head and chunks), for deletion. */
+  itemKeys: string[];
+};
+
+/** Input of `writeBatch`. */
+export interface WriteBatchInput {
+  shard: string;
+  seq: number;
+  rows: readonly BatchRow[];
+  /** Bytes accounted against the shard's buffer (same figure given to allocateSeq). */
+  bytes: number;
+  nowMs: number;
+  idempotencyKey?: string;
+}
+
+/** Step 4 of the put path; throws GapSealedError when the flusher sealed the seq first. */
+export async function writeBatch(table: Table, input: WriteBatchInput): Promise<void> {
+  const { shard, seq } = input;
+  const chunks = encodeBatchRows(input.rows);
+  const pk = { S: shardPk(shard) };
+  // Continuations first: the head is the commit point of the batch.
+  for (let part = 1; part < chunks.length; part++) {
+    await sendUnconditional(
+      table,
+      new PutItemCommand({
+        TableName: table.tableName,
+        Item: { pk, sk: { S: batchPartSk(seq, part) }, data: { B: chunks[part]! } },
+      }),
+      'PutItem batch chunk',
+    );
+  }
+  const head: Record<string, AttributeValue> = {
+    pk,
+    sk: { S: batchSk(seq) },
+    kind: { S: 'rows' },
+    parts: { N: String(chunks.length) },
+    rowCount: { N: String(input.rows.length) },
+    bytes: { N: String(input.bytes) },
+    createdAtMs: { N: String(input.nowMs) },
+    data: { B: chunks[0]! },
+  };
+  if (input.idempotencyKey) head.idemKey = { S: input.idempotencyKey };
+  const out = await send(
+    table,
+    new PutItemCommand({
+      TableName: table.tableName,
+      Item: head,
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+    'PutItem batch',
+  );
+  if (out === CONDITION_FAILED) throw new GapSealedError(shard, seq);
+}
+
+/**
+ * Seals `seq` as void if no batch was written there. Returns 'sealed' when
+ * this call wrote the void, 'present' when a batch (or another sealer's void)
+ * got there first.
+ */
+export async function sealVoid(
+  table: Table,
+  shard: string,
+  seq: number,
+  nowMs: number,
+): Promise<'sealed' | 'present'> {
+  const out = await send(
+    table,
+    new PutItemCommand({
+      TableName: table.tableName,
+      Item: {
+        pk: { S: shardPk(shard) },
+        sk: { S: batchSk(seq) },
+        kind: { S: 'void' },
+        createdAtMs: { N: String(nowMs) },
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+    'PutItem void',
+  );
+  return out === CONDITION_FAILED ? 'present' : 'sealed';
+}
+
+/** Options of `readBatches`. */
+export interface ReadBatchesInput {
+  shard: string;
+  /** First seq to read (inclusive). */
+  fromSeq: number;
+  /** Last seq to read (inclusive). */
+  toSeq: number;
+  /** Stop after the batch that reaches this many bytes (at least one batch is returned). */
+  maxBytes: number;
+}
+
+/** Reads batch heads and chunks in [fromSeq, toSeq], ascending; missing seqs are simply absent. */
+export async function readBatches(table: Table, input: ReadBatchesInput): Promise<StoredBatch[]> {
+  const { shard } = input;
+  const batches: StoredBatch[] = [];
+  let bytes = 0;
+  let head: Record<string, AttributeValue> | undefined;
+  let chunks: Uint8Array[] = [];
+  let itemKeys: string[] = [];
+  const finish = () => {
+    if (!head) return;
+    batches.push(toStoredBatch(shard, head, chunks, itemKeys));
+    bytes += batches.at(-1)!.bytes;
+    head = undefined;
+  };
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const out = await sendUnconditional<{
+      Items?: Record<string, AttributeValue>[];
+      LastEvaluatedKey?: Record<string, AttributeValue>;
+    }>(
+      table,
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
+        ExpressionAttributeValues: {
+          ':pk': { S: shardPk(shard) },
+          ':lo': { S: batchSk(input.fromSeq) },
+          ':hi': { S: `${batchSk(input.toSeq)}#~` },
+        },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+      'Query batches',
+    );
+    for (const item of out.Items ?? []) {
+      const sk = str(item, 'sk') ?? '';
+      if (sk.length > batchSk(0).length) {
+        if (head) {
+          chunks.push(item.data?.B ?? new Uint8Array());
+          itemKeys.push(sk);
+        }
+        continue;
+      }
+      finish();
+      if (bytes >= input.maxBytes && batches.length > 0) return batches;
+      head = item;
+      chunks = item.data?.B ? [item.data.B] : [];
+      itemKeys = [sk];
+    }
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  finish();
+  return batches;
+}
+
+function toStoredBatch(
+  shard: string,
+  head: Record<string, AttributeValue>,
+  chunks: Uint8Array[],
+  itemKeys: string[],
+): StoredBatch {
+  const sk = str(head, 'sk') ?? '';
+  const seq = Number(sk.slice('batch#'.length));
+  const createdAtMs = num(head, 'createdAtMs', 0);
+  if (str(head, 'kind') === 'void') return { seq, kind: 'void', bytes: 0, createdAtMs, itemKeys };
+  const parts = num(head, 'parts', 1);
+  if (chunks.length !== parts) {
+    throw new InternalError(`shard ${shard} batch ${seq}: expected ${parts} chunks, got ${chunks.length}`);
+  }
+  const rows = decodeBatchRows(`shard ${shard} batch ${seq}`, chunks);
+  return { seq, kind: 'rows', rows, bytes: num(head, 'bytes', 0), createdAtMs, itemKeys };
+}
+
+/** Deletes batch items by sort key (heads and chunks); used after a commit covers them. */
+export async function deleteBatches(
+  table: Table,
+  shard: string,
+  keys: readonly string[],
+): Promise<void> {
+  for (let at = 0; at < keys.length; at += 25) {
+    let requests = keys.slice(at, at + 25).map((sk) => ({
+      DeleteRequest: { Key: { pk: { S: shardPk(shard) }, sk: { S: sk } } },
+    }));
+    for (let attempt = 0; requests.length > 0 && attempt < 5; attempt++) {
+      const out = await sendUnconditional<{
+        UnprocessedItems?: Record<string, typeof requests>;
+      }>(
+        table,
+        new BatchWriteItemCommand({ RequestItems: { [table.tableName]: requests } }),
+        'BatchWriteItem delete batches',
+      );
+      requests = out.UnprocessedItems?.[table.tableName] ?? [];
+    }
+  }
+}
+

@@ -1,0 +1,61 @@
+/**
+ * The sparse "has pending data" index: a tick reads it to find active shards,
+ * so a tick costs O(active shards), not O(all shards). The put path sets the
+ * marker in its allocation update; the flusher clears it only when no put
+ * arrived since (condition on `nextSeq`).
+ */
+import { QueryCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { CONDITION_FAILED, META_SK, PENDING_INDEX, PENDING_PK, type Table, send, sendUnconditional, shardPk } from './table.js';
+
+/** Names of shards marked pending, ascending. */
+export async function listPendingShards(table: Table): Promise<string[]> {
+  const shards: string[] = [];
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const out = await sendUnconditional<{
+      Items?: Record<string, AttributeValue>[];
+      LastEvaluatedKey?: Record<string, AttributeValue>;
+    }>(
+      table,
+      new QueryCommand({
+        TableName: table.tableName,
+        IndexName: PENDING_INDEX,
+        KeyConditionExpression: 'pendingPk = :p',
+        ExpressionAttributeValues: { ':p': { S: PENDING_PK } },
+        ExclusiveStartKey: startKey,
+      }),
+      'Query pending index',
+    );
+    for (const item of out.Items ?? []) {
+      const shard = item.pendingShard?.S;
+      if (shard) shards.push(shard);
+    }
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return shards;
+}
+
+/**
+ * Step 7 of the flush protocol: clears the marker and zeroes the buffered
+ * bytes only if every allocated batch is durable and no put arrived since
+ * (`nextSeq` unchanged). Zeroing also drops bytes of seqs that ended void.
+ * Returns false when a put won the race (the marker stays).
+ */
+export async function clearPending(table: Table, shard: string, expectedNextSeq: number): Promise<boolean> {
+  const out = await send(
+    table,
+    new UpdateItemCommand({
+      TableName: table.tableName,
+      Key: { pk: { S: shardPk(shard) }, sk: { S: META_SK } },
+      UpdateExpression: 'REMOVE pendingPk, pendingShard SET bufferedBytes = :zero',
+      ConditionExpression: 'nextSeq = :next AND durableSeq = :durable',
+      ExpressionAttributeValues: {
+        ':next': { N: String(expectedNextSeq) },
+        ':durable': { N: String(expectedNextSeq - 1) },
+        ':zero': { N: '0' },
+      },
+    }),
+    'UpdateItem clear pending',
+  );
+  return out !== CONDITION_FAILED;
+}

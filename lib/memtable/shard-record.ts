@@ -1,0 +1,86 @@
+/**
+ * The shard record: one item per shard holding its cursors, fence and flags.
+ *
+ * Cursor meanings (all integers):
+ * - `nextSeq`: the next batch seq to allocate; seqs start at 1.
+ * - `durableSeq`: every batch <= it is in a committed WAL object (0 = none).
+ * - `walNextPos`: the position the next WAL object takes (positions start at 0).
+ * - `nextRowOffset`: the shard-wide offset the next flushed row takes.
+ * - `epoch`: bumped by every flush claim and every recovery fence.
+ * - `generation`: bumped only by recovery rebuilds; a durable waiter that sees
+ *   it change knows the cursors were reset under it.
+ */
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { META_SK, type Table, sendUnconditional, shardPk } from './table.js';
+
+/** A shard record as the rest of lib sees it. */
+export interface ShardRecord {
+  shard: string;
+  nextSeq: number;
+  durableSeq: number;
+  walNextPos: number;
+  nextRowOffset: number;
+  bufferedBytes: number;
+  epoch: number;
+  generation: number;
+  leaseOwner: string | undefined;
+  leaseExpiresAtMs: number | undefined;
+  poison: string | undefined;
+  pending: boolean;
+  lastAllocAtMs: number | undefined;
+  /** WAL positions below this are covered by the AOF export of the same number (0 = none). */
+  aofWatermark: number;
+}
+
+/** Reads a numeric attribute, defaulting when absent. */
+export function num(item: Record<string, AttributeValue>, name: string, fallback: number): number {
+  const value = item[name]?.N;
+  return value === undefined ? fallback : Number(value);
+}
+
+/** Reads a string attribute. */
+export function str(item: Record<string, AttributeValue>, name: string): string | undefined {
+  return item[name]?.S;
+}
+
+/** Converts a raw item into a `ShardRecord`, filling defaults of a new shard. */
+export function toShardRecord(shard: string, item: Record<string, AttributeValue>): ShardRecord {
+  const leaseExpiresAtMs = item.leaseExpiresAtMs?.N;
+  const lastAllocAtMs = item.lastAllocAtMs?.N;
+  return {
+    shard,
+    nextSeq: num(item, 'nextSeq', 1),
+    durableSeq: num(item, 'durableSeq', 0),
+    walNextPos: num(item, 'walNextPos', 0),
+    nextRowOffset: num(item, 'nextRowOffset', 0),
+    bufferedBytes: num(item, 'bufferedBytes', 0),
+    epoch: num(item, 'epoch', 0),
+    generation: num(item, 'generation', 0),
+    leaseOwner: str(item, 'leaseOwner'),
+    leaseExpiresAtMs: leaseExpiresAtMs === undefined ? undefined : Number(leaseExpiresAtMs),
+    poison: str(item, 'poison'),
+    pending: item.pendingPk !== undefined,
+    lastAllocAtMs: lastAllocAtMs === undefined ? undefined : Number(lastAllocAtMs),
+    aofWatermark: num(item, 'aofWatermark', 0),
+  };
+}
+
+/** True when batches beyond `durableSeq` have been allocated. */
+export function hasPendingBatches(record: ShardRecord): boolean {
+  return record.nextSeq > record.durableSeq + 1;
+}
+
+/** Reads a shard record (strongly consistent); undefined when the shard was never written. */
+export async function readShardRecord(table: Table, shard: string): Promise<ShardRecord | undefined> {
+  const out = await sendUnconditional<{ Item?: Record<string, AttributeValue> }>(
+    table,
+    new GetItemCommand({
+      TableName: table.tableName,
+      Key: { pk: { S: shardPk(shard) }, sk: { S: META_SK } },
+      ConsistentRead: true,
+    }),
+    'GetItem shard record',
+  );
+  return out.Item ? toShardRecord(shard, out.Item) : undefined;
+}

@@ -1,0 +1,101 @@
+/**
+ * The DynamoDB adapter's core: a table handle and the one place where SDK
+ * exceptions become shardwal errors. Every memtable and fence module sends
+ * through `send`, so no SDK exception reaches the rest of `lib/`.
+ *
+ * Item layout (one table):
+ *   pk = shard#<shard>  sk = meta                      the shard record
+ *   pk = shard#<shard>  sk = batch#<seq>               a batch head (rows or void)
+ *   pk = shard#<shard>  sk = batch#<seq>#<part>        a batch continuation chunk
+ *   pk = idem#<shard>#<key>  sk = idem                 an idempotency record
+ * The sparse GSI `pending` (pendingPk, pendingShard) holds only shard records
+ * with pending data.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { InternalError, UnavailableError } from '../errors.js';
+import { padPosition } from '../paths.js';
+
+/** A handle on the shardwal table. */
+export interface Table {
+  client: DynamoDBClient;
+  tableName: string;
+}
+
+/** Name of the sparse pending-shards index. */
+export const PENDING_INDEX = 'pending';
+/** The single partition value of the pending index. */
+export const PENDING_PK = 'pending';
+/** Sort key of the shard record. */
+export const META_SK = 'meta';
+
+/** Partition key of a shard's record and batches. */
+export function shardPk(shard: string): string {
+  return `shard#${shard}`;
+}
+
+/** Sort key of the head item of batch `seq`. */
+export function batchSk(seq: number): string {
+  return `batch#${padPosition(seq)}`;
+}
+
+/** Sort key of continuation chunk `part` (1-based) of batch `seq`. */
+export function batchPartSk(seq: number, part: number): string {
+  return `${batchSk(seq)}#${String(part).padStart(4, '0')}`;
+}
+
+/** Marker a caller gets back when a condition failed (the expected race outcome). */
+export const CONDITION_FAILED = Symbol('condition-failed');
+
+const RETRYABLE = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'LimitExceededException',
+  'TransactionConflictException',
+]);
+
+interface SdkLikeError {
+  name?: string;
+  message?: string;
+  $metadata?: { httpStatusCode?: number };
+}
+
+/**
+ * Sends a command; a failed condition resolves to `CONDITION_FAILED`, and
+ * every other SDK error becomes `UnavailableError` (retryable) or
+ * `InternalError` (a request shardwal built wrong).
+ */
+export async function send<T>(
+  table: Table,
+  // biome-ignore lint/suspicious/noExplicitAny: the SDK's command generics are not worth restating here
+  command: any,
+  what: string,
+): Promise<T | typeof CONDITION_FAILED> {
+  try {
+    return (await table.client.send(command)) as T;
+  } catch (error) {
+    const e = error as SdkLikeError;
+    if (e.name === 'ConditionalCheckFailedException') return CONDITION_FAILED;
+    const status = e.$metadata?.httpStatusCode ?? 0;
+    if (RETRYABLE.has(e.name ?? '') || status >= 500 || status === 0) {
+      throw new UnavailableError(`DynamoDB ${what} failed: ${e.name}: ${e.message}`, { cause: error });
+    }
+    throw new InternalError(`DynamoDB ${what} rejected: ${e.name}: ${e.message}`, { cause: error });
+  }
+}
+
+/** Like `send` for commands without a condition: a condition failure is a bug. */
+export async function sendUnconditional<T>(
+  table: Table,
+  // biome-ignore lint/suspicious/noExplicitAny: see send
+  command: any,
+  what: string,
+): Promise<T> {
+  const result = await send<T>(table, command, what);
+  if (result === CONDITION_FAILED) {
+    throw new InternalError(`DynamoDB ${what}: unexpected condition failure`);
+  }
+  return result;
+}

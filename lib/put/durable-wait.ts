@@ -1,0 +1,40 @@
+/**
+ * Step 5 of the put path for `durability=durable`: wait, bounded, until the
+ * WAL append that covers `seq` is committed (`durableSeq >= seq`). Poison
+ * wakes the waiter with PoisonedError; a recovery rebuild (generation change)
+ * with FencedError; a timeout returns false so the caller answers "not yet
+ * durable" with the seq to check later.
+ */
+import { FencedError, PoisonedError } from '../errors.js';
+import { readShardRecord } from '../memtable/shard-record.js';
+import type { Table } from '../memtable/table.js';
+
+/** Inputs of `waitDurable`. */
+export interface WaitDurableInput {
+  shard: string;
+  seq: number;
+  generation: number;
+  waitMs: number;
+  pollMs: number;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+/** Resolves true once `seq` is durable, false when `waitMs` runs out. */
+export async function waitDurable(table: Table, input: WaitDurableInput): Promise<boolean> {
+  const deadline = input.now() + input.waitMs;
+  for (;;) {
+    const record = await readShardRecord(table, input.shard);
+    if (record?.poison) throw new PoisonedError(input.shard, record.poison);
+    if (record && record.generation !== input.generation) {
+      throw new FencedError(
+        input.shard,
+        `rebuilt by recovery (generation ${input.generation} → ${record.generation}) while seq ${input.seq} awaited durability; check its status`,
+      );
+    }
+    if (record && record.durableSeq >= input.seq) return true;
+    const left = deadline - input.now();
+    if (left <= 0) return false;
+    await input.sleep(Math.min(input.pollMs, left));
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The put path, shared by the HTTP and SQS handlers:
+ *   1. validate the shard name and the rows;
+ *   2. idempotency: a repeated key returns the original ack, buffering nothing;
+ *   3. allocate a seq (atomic counter, pending marker, bytes; refused when
+ *      poisoned or over the buffer limit);
+ *   4. write the batch item, conditional on it not existing;
+ *   5. ack, after a bounded wait for durability when asked.
+ * No object store request happens here, ever: durability comes from the ticker.
+ */
+import { InvalidInputError, ShardwalError } from '../errors.js';
+import type { ShardwalConfig } from '../config.js';
+import { allocateSeq } from '../memtable/allocate.js';
+import { writeBatch } from '../memtable/batches.js';
+import {
+  type PutAck,
+  completeIdempotencyKey,
+  releaseIdempotencyKey,
+  reserveIdempotencyKey,
+} from '../memtable/idempotency.js';
+import type { Table } from '../memtable/table.js';
+import { UnavailableError } from '../errors.js';
+import { assertShardName } from '../paths.js';
+import { waitDurable } from './durable-wait.js';
+import { parsePutBody } from './schema.js';
+
+/** Durability a caller asks for. */
+export const Durability = { buffered: 'buffered', durable: 'durable' } as const;
+export type Durability = (typeof Durability)[keyof typeof Durability];
+
+/** Asks for a flush before the next tick (size trigger). */
+export type FlushRequester = (shard: string) => Promise<void>;
+
+/** What the put path needs. */
+export interface PutDeps {
+  table: Table;
+  config: ShardwalConfig;
+  requestFlush: FlushRequester;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+/** A put request after transport decoding. */
+export interface PutRequest {
+  shard: string;
+  /** The parsed JSON body. */
+  body: unknown;
+  durability: Durability;
+  idempotencyKey?: string;
+}
+
+/** The ack plus whether it came from an earlier identical request. */
+export interface PutResult {
+  ack: PutAck;
+  repeated: boolean;
+  bytes: number;
+}
+
+const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,256}$/;
+
+/** Runs the put path. */
+export async function putRows(deps: PutDeps, request: PutRequest): Promise<PutResult> {
+  const { table, config } = deps;
+  assertShardName(request.shard);
+  if (request.durability === Durability.durable && !config.durablePuts) {
+    throw new InvalidInputError('durability', 'durable puts are switched off on this deployment');
+  }
+  const { rows } = parsePutBody(request.body, config.maxRowsPerPut);
+  const bytes = Buffer.byteLength(JSON.stringify(rows));
+  const key = request.idempotencyKey;
+  if (key !== undefined) {
+    if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
+      throw new InvalidInputError('Idempotency-Key', 'expected 1-256 printable ASCII characters without spaces');
+    }
+    const found = await reserveIdempotencyKey(table, request.shard, key, deps.now(), config.leaseMs);
+    if (found.state === 'done') return { ack: found.ack, repeated: true, bytes: 0 };
+    if (found.state === 'in-progress') {
+      throw new UnavailableError(`Idempotency-Key ${key}: an identical request is in progress; retry shortly`);
+    }
+  }
+  let ack: PutAck;
+  let generation: number;
+  let crossedTrigger: boolean;
+  try {
+    const allocation = await allocateSeq(table, {
+      shard: request.shard,
+      bytes,
+      nowMs: deps.now(),
+      maxBufferedBytes: config.maxBufferedBytes,
+      retryAfterSeconds: Math.max(1, Math.ceil((config.flushIntervalMs ?? 1000) / 1000)),
+    });
+    generation = allocation.generation;
+    await writeBatch(table, { shard: request.shard, seq: allocation.seq, rows, bytes, nowMs: deps.now(), idempotencyKey: key });
+    ack = { shard: request.shard, seq: allocation.seq, rows: rows.length, durable: false };
+    crossedTrigger =
+      allocation.bufferedBytes - bytes < config.flushTriggerBytes &&
+      allocation.bufferedBytes >= config.flushTriggerBytes;
+  } catch (error) {
+    // Nothing was buffered: free the key so the caller's retry is not answered "in progress".
+    if (key !== undefined && error instanceof ShardwalError) await releaseIdempotencyKey(table, request.shard, key);
+    throw error;
+  }
+  if (key !== undefined) await completeIdempotencyKey(table, key, ack, deps.now(), config.idempotencyTtlMs);
+  if (crossedTrigger) {
+    // Best effort: a lost request only means the next tick flushes this shard instead.
+    await deps.requestFlush(request.shard).catch(() => undefined);
+  }
+  if (request.durability === Durability.durable) {
+    const durable = await waitDurable(table, {
+      shard: request.shard,
+      seq: ack.seq,
+      generation,
+      waitMs: config.durableWaitMs,
+      pollMs: config.durablePollMs,
+      now: deps.now,
+      sleep: deps.sleep,
+    });
+    ack = { ...ack, durable };
+  }
+  return { ack, repeated: false, bytes };
+}

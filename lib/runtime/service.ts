@@ -1,0 +1,67 @@
+/**
+ * The service's dependencies, assembled from the environment once per
+ * process (module scope in each Lambda entry point). Configuration is
+ * validated here, at start: a bad setting fails the cold start, naming it.
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type ShardwalConfig, configFromEnv, resourcesFromEnv } from '../config.js';
+import type { FlushDeps } from '../flush/flush-shard.js';
+import type { Table } from '../memtable/table.js';
+import type { PutDeps } from '../put/put-rows.js';
+import type { ObjectStore } from '../store/object-store.js';
+import type { TickDeps } from '../ticker/tick.js';
+import { dynamoClientFromEnv, objectStoreFromEnv, sqsClientFromEnv } from './clients.js';
+import { localFlushRequester, sqsFanOut, sqsFlushRequester } from './flush-requests.js';
+
+/** Everything a handler may need. The object store is built on first use only. */
+export interface Service {
+  config: ShardwalConfig;
+  table: Table;
+  store: () => ObjectStore;
+  put: PutDeps;
+  flush: (owner?: string) => FlushDeps;
+  tick: (owner?: string) => TickDeps;
+}
+
+/** Builds the service from `env`. */
+export function serviceFromEnv(env: NodeJS.ProcessEnv = process.env): Service {
+  const config = configFromEnv(env);
+  const resources = resourcesFromEnv(env);
+  const table: Table = { client: dynamoClientFromEnv(env), tableName: resources.tableName };
+  const sqs = resources.flushQueueUrl ? sqsClientFromEnv(env) : undefined;
+  let store: ObjectStore | undefined;
+  const getStore = () => {
+    store ??= objectStoreFromEnv(resources.bucketName, env);
+    return store;
+  };
+  const now = () => Date.now();
+  const flush = (owner: string = randomUUID()): FlushDeps => ({
+    table,
+    store: getStore(),
+    owner,
+    maxWalObjectBytes: config.maxWalObjectBytes,
+    gapSealMs: config.gapSealMs,
+    leaseMs: config.leaseMs,
+    now,
+  });
+  return {
+    config,
+    table,
+    store: getStore,
+    put: {
+      table,
+      config,
+      requestFlush: sqs && resources.flushQueueUrl ? sqsFlushRequester(sqs, resources.flushQueueUrl) : localFlushRequester,
+      now,
+      sleep: (ms) => sleep(ms),
+    },
+    flush,
+    tick: (owner) => ({
+      flush: flush(owner),
+      concurrency: config.flushConcurrency,
+      maxShardsPerTick: config.maxShardsPerTick,
+      fanOut: sqs && resources.flushQueueUrl ? sqsFanOut(sqs, resources.flushQueueUrl) : undefined,
+    }),
+  };
+}

@@ -1,0 +1,214 @@
+/**
+ * The `ObjectStore` on Amazon S3. WAL objects and exports are written with
+ * `If-None-Match: *`, so S3 itself arbitrates create-if-absent.
+ *
+ * Invariants it keeps:
+ * 1. A 412 (`PreconditionFailed`) on a put is the answer `'exists'`, never an
+ *    error and never retried: the flusher reads the object and decides.
+ * 2. A put whose response was lost and whose retry meets 412 also answers
+ *    `'exists'`; the flusher adopts its own write, so no slot is skipped.
+ * 3. 409 (`ConditionalRequestConflict`, a concurrent conditional write),
+ *    throttles, 5xx and network failures are retried with exponential backoff
+ *    and jitter; past the budget they become `UnavailableError` naming the key.
+ * 4. No SDK exception leaves this file: what is not retryable becomes `InternalError`.
+ */
+
+import { Readable } from 'node:stream';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { ConfigError, InternalError, UnavailableError } from '../errors.js';
+import type { ListOptions, ObjectStore, PutIfAbsentResult } from './object-store.js';
+import { describeS3Error, isNoSuchKey, isPreconditionFailed, isTransient } from './s3-errors.js';
+
+/** Retry settings of `S3ObjectStore`. */
+export interface S3ObjectStoreOptions {
+  /** Retries after the first attempt before giving up (default 4). */
+  maxRetries?: number;
+  /** Backoff before retry n is up to `baseDelayMs * 2^n`, capped by `maxDelayMs` (defaults 50 and 2000). */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  /** Keys per `ListObjectsV2` page (default: S3's 1000). */
+  listPageSize?: number;
+  /** Waits between attempts; injectable so tests do not sleep. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Source of jitter in [0, 1). */
+  random?: () => number;
+}
+
+/** Settings of `createS3Client`. */
+export interface S3ClientOptions {
+  region?: string;
+  /** A custom endpoint (s3rver, MinIO); switches to path-style addressing. */
+  endpoint?: string;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** SDK-level attempts per request (default 1: `S3ObjectStore` owns retries, so budgets do not multiply). */
+  maxAttempts?: number;
+}
+
+/** Builds an `S3Client` for `S3ObjectStore`. */
+export function createS3Client(options: S3ClientOptions = {}): S3Client {
+  return new S3Client({
+    region: options.region,
+    credentials: options.credentials,
+    maxAttempts: options.maxAttempts ?? 1,
+    // Default CRC trailers use aws-chunked bodies that emulators (s3rver) cannot parse,
+    // and the WAL format carries its own end-to-end checksum.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint, forcePathStyle: true }),
+  });
+}
+
+type Operation = 'putIfAbsent' | 'get' | 'getStream' | 'list' | 'delete';
+
+/** An `ObjectStore` over one S3 bucket. */
+export class S3ObjectStore implements ObjectStore {
+  readonly #client: S3Client;
+  readonly #bucket: string;
+  readonly #maxRetries: number;
+  readonly #baseDelayMs: number;
+  readonly #maxDelayMs: number;
+  readonly #listPageSize: number | undefined;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #random: () => number;
+
+  constructor(client: S3Client, bucket: string, options: S3ObjectStoreOptions = {}) {
+    this.#client = client;
+    this.#bucket = bucket;
+    this.#maxRetries = options.maxRetries ?? 4;
+    this.#baseDelayMs = options.baseDelayMs ?? 50;
+    this.#maxDelayMs = options.maxDelayMs ?? 2000;
+    this.#listPageSize = options.listPageSize;
+    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.#random = options.random ?? Math.random;
+    if (!Number.isInteger(this.#maxRetries) || this.#maxRetries < 0) {
+      throw new ConfigError('maxRetries', this.#maxRetries, 'expected a non-negative integer');
+    }
+    if (!(this.#baseDelayMs > 0 && this.#maxDelayMs >= this.#baseDelayMs)) {
+      throw new ConfigError(
+        'baseDelayMs',
+        this.#baseDelayMs,
+        `expected 0 < baseDelayMs <= maxDelayMs (${this.#maxDelayMs})`,
+      );
+    }
+  }
+
+  /** `PutObject` with `If-None-Match: *` (invariants 1-3). */
+  async putIfAbsent(key: string, body: Uint8Array): Promise<PutIfAbsentResult> {
+    return this.#withRetry('putIfAbsent', key, async () => {
+      try {
+        await this.#client.send(
+          new PutObjectCommand({ Bucket: this.#bucket, Key: key, Body: body, IfNoneMatch: '*' }),
+        );
+        return 'created';
+      } catch (error) {
+        if (isPreconditionFailed(error)) return 'exists';
+        throw error;
+      }
+    });
+  }
+
+  /** The whole object, or undefined on `NoSuchKey`. */
+  async get(key: string): Promise<Uint8Array | undefined> {
+    return this.#withRetry('get', key, async () => {
+      const output = await this.#getObject(key);
+      // Reading the body is inside the retry: a connection reset mid-body is transient too.
+      return output?.Body === undefined ? undefined : await output.Body.transformToByteArray();
+    });
+  }
+
+  /** The object body as a Node stream whose errors are `UnavailableError`s. */
+  async getStream(key: string): Promise<Readable | undefined> {
+    const output = await this.#withRetry('getStream', key, () => this.#getObject(key));
+    if (output?.Body === undefined) return undefined;
+    // On Node the SDK's body is an `IncomingMessage`; anything else means a non-Node runtime.
+    if (!(output.Body instanceof Readable)) {
+      throw new InternalError(`s3 getStream ${key}: expected a Node Readable body`);
+    }
+    return Readable.from(translateStreamErrors(output.Body, key), { objectMode: false });
+  }
+
+  /** Every key under `prefix`, following continuation tokens page by page. */
+  async *list(prefix: string, options: ListOptions = {}): AsyncIterable<string> {
+    let continuationToken: string | undefined;
+    do {
+      const token = continuationToken;
+      const page = await this.#withRetry('list', prefix, () =>
+        this.#client.send(
+          new ListObjectsV2Command({
+            Bucket: this.#bucket,
+            Prefix: prefix,
+            StartAfter: options.startAfter,
+            ContinuationToken: token,
+            MaxKeys: this.#listPageSize,
+          }),
+        ),
+      );
+      for (const object of page.Contents ?? []) {
+        if (object.Key !== undefined) yield object.Key;
+      }
+      continuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (continuationToken !== undefined);
+  }
+
+  /** `DeleteObject`; S3 answers 204 for an absent key, some emulators 404: both are success. */
+  async delete(key: string): Promise<void> {
+    await this.#withRetry('delete', key, async () => {
+      try {
+        await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key }));
+      } catch (error) {
+        if (!isNoSuchKey(error)) throw error;
+      }
+    });
+  }
+
+  async #getObject(key: string) {
+    try {
+      return await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: key }));
+    } catch (error) {
+      if (isNoSuchKey(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** Runs `attempt`, retrying transient failures; translates whatever is thrown last. */
+  async #withRetry<T>(operation: Operation, key: string, attempt: () => Promise<T>): Promise<T> {
+    for (let retry = 0; ; retry++) {
+      try {
+        return await attempt();
+      } catch (error) {
+        if (!isTransient(error)) {
+          throw new InternalError(`s3 ${operation} ${key}: ${describeS3Error(error)}`, {
+            cause: error,
+          });
+        }
+        if (retry >= this.#maxRetries) {
+          throw new UnavailableError(
+            `s3 ${operation} ${key}: still failing after ${retry + 1} attempts; last error: ${describeS3Error(error)}`,
+            { cause: error },
+          );
+        }
+        // "Equal jitter": at least half the exponential step, so retries do spread out,
+        // plus a random half, so concurrent flushers do not retry in lockstep.
+        const stepMs = Math.min(this.#maxDelayMs, this.#baseDelayMs * 2 ** retry);
+        await this.#sleep(stepMs / 2 + this.#random() * (stepMs / 2));
+      }
+    }
+  }
+}
+
+/** Re-throws a body stream's failures (connection reset mid-read) as `UnavailableError`. */
+async function* translateStreamErrors(body: Readable, key: string): AsyncIterable<Uint8Array> {
+  try {
+    for await (const chunk of body) yield chunk as Uint8Array;
+  } catch (error) {
+    throw new UnavailableError(`s3 getStream ${key}: body read failed: ${describeS3Error(error)}`, {
+      cause: error,
+    });
+  }
+}

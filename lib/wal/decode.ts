@@ -1,0 +1,96 @@
+/**
+ * Reads WAL objects (format v1, docs/wal-format.md) and fails loud: every
+ * violation is a `CorruptDataError` naming the object key (an unknown version
+ * or record tag its typed subclass), never a skip or a guess. `decodeWal`
+ * reads a whole object; `readWal` streams one. Both apply the framing rules
+ * (`frame-parser.ts`) and the WAL rules (`wal-check.ts`) line by line in the
+ * same order, so they accept the same objects and report the same first fault.
+ */
+import { CorruptDataError } from '../errors.js';
+import { POSITION_DIGITS } from '../paths.js';
+import type { WalHeader, WalObject, WalRow } from './format.js';
+import type { FramedLine } from './frame-parser.js';
+import { readFrame, readFrameSync } from './frame-reader.js';
+import { parseHeader, parseRow, WAL_FRAME } from './lines-v1.js';
+import { type Fail, WalChecker } from './wal-check.js';
+
+/** One item of a streamed WAL object: the header first, then each row. */
+export type WalEntry = { kind: 'header'; header: WalHeader } | { kind: 'row'; row: WalRow };
+
+/** Decodes and verifies a whole WAL object. */
+export function decodeWal(objectKey: string, bytes: Uint8Array): WalObject {
+  const decoder = new WalDecoder(objectKey);
+  let header: WalHeader | undefined;
+  const rows: WalRow[] = [];
+  for (const line of readFrameSync(objectKey, bytes, WAL_FRAME)) {
+    const entry = decoder.accept(line);
+    if (entry.kind === 'header') header = entry.header;
+    else rows.push(entry.row);
+  }
+  decoder.finish();
+  return { header: header!, rows };
+}
+
+/**
+ * The header of a WAL object. The whole object is verified first: a header is
+ * only trusted once the checksum over it and its rows holds.
+ */
+export function decodeWalHeader(objectKey: string, bytes: Uint8Array): WalHeader {
+  return decodeWal(objectKey, bytes).header;
+}
+
+/**
+ * Streams a WAL object from its compressed chunks, yielding the header and then
+ * each row. Rows are provisional until the iteration ends without an error:
+ * the checksum covers them all and is checked at the trailer.
+ */
+export async function* readWal(
+  objectKey: string,
+  chunks: AsyncIterable<Uint8Array>,
+): AsyncGenerator<WalEntry, void, undefined> {
+  const decoder = new WalDecoder(objectKey);
+  for await (const line of readFrame(objectKey, chunks, WAL_FRAME)) yield decoder.accept(line);
+  decoder.finish();
+}
+
+const WAL_KEY = new RegExp(`(?:^|/)shards/([^/]+)/wal/(\\d{${POSITION_DIGITS}})$`);
+
+/** Turns framed lines into WAL entries, applying the WAL rules as they come. */
+class WalDecoder {
+  #checker: WalChecker | undefined;
+  readonly #fail: Fail;
+
+  constructor(private readonly objectKey: string) {
+    this.#fail = (problem) => {
+      throw new CorruptDataError(objectKey, problem);
+    };
+  }
+
+  accept({ line, fields }: FramedLine): WalEntry {
+    if (this.#checker === undefined) {
+      const header = parseHeader(fields, this.#fail);
+      this.#checker = new WalChecker(header, this.#fail);
+      this.#checkKey(header);
+      return { kind: 'header', header };
+    }
+    const where = `line ${line}`;
+    const row = parseRow(fields, where, this.#fail);
+    this.#checker.row(row, where);
+    return { kind: 'row', row };
+  }
+
+  finish(): void {
+    this.#checker!.finish();
+  }
+
+  /** An object stored under a WAL key must say the same shard and position (a misplaced object breaks the chain). */
+  #checkKey({ shard, position }: WalHeader): void {
+    const match = WAL_KEY.exec(this.objectKey);
+    if (!match) return;
+    if (match[1] !== shard || Number(match[2]) !== position) {
+      this.#fail(
+        `line 1: header says shard ${shard} position ${position}, but the key says otherwise`,
+      );
+    }
+  }
+}

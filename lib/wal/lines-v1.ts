@@ -1,0 +1,100 @@
+/**
+ * The lines of a WAL v1 object: which fields each holds, in the order the
+ * encoder writes them (fixed, so equal objects encode to equal bytes), and
+ * their strict mapping back. Values are checked by `WalChecker`; this file
+ * checks that each line holds exactly its fields.
+ *
+ *   {"t":"h","magic":"shardwal-wal","v":1,"shard":..,"position":..,"epoch":..,"firstSeq":..,
+ *    "lastSeq":..,"firstRowOffset":..,"rowCount":..,"voidSeqs":[..],"createdAtMs":..}
+ *   {"t":"r","s":<seq>,"o":<offset>,"k":<key, keyed rows only>,"d":1 <deletes only>,"row":{..} <puts only>}
+ *   {"t":"e","rows":<count>,"crc32":<uint32>}
+ */
+
+import type { JsonObject, WalHeader, WalRow } from './format.js';
+import { WAL_FORMAT_VERSION, WAL_MAGIC, WAL_READABLE_VERSIONS } from './format.js';
+import type { FrameFields, FrameFormat } from './framing.js';
+import type { Fail } from './wal-check.js';
+import { show } from './wal-check.js';
+
+/** Record tags of a WAL v1 object (header and trailer belong to the framing). */
+export const WalTag = { row: 'r' } as const;
+
+/** The WAL format as the framing sees it. */
+export const WAL_FRAME: FrameFormat = {
+  name: 'WAL',
+  magic: WAL_MAGIC,
+  version: WAL_FORMAT_VERSION,
+  readableVersions: WAL_READABLE_VERSIONS,
+  recordTags: [WalTag.row],
+};
+
+const FRAME_KEYS = ['t', 'magic', 'v'];
+const HEADER_FIELDS = [
+  'shard',
+  'position',
+  'epoch',
+  'firstSeq',
+  'lastSeq',
+  'firstRowOffset',
+  'rowCount',
+  'voidSeqs',
+  'createdAtMs',
+];
+const HEADER_KEYS = [...FRAME_KEYS, ...HEADER_FIELDS];
+const ROW_KEYS = new Set(['t', 's', 'o', 'k', 'd', 'row']);
+
+/** The header's fields after `t`, `magic` and `v`, in written order. */
+export function headerFields(header: WalHeader): FrameFields {
+  return {
+    shard: header.shard,
+    position: header.position,
+    epoch: header.epoch,
+    firstSeq: header.firstSeq,
+    lastSeq: header.lastSeq,
+    firstRowOffset: header.firstRowOffset,
+    rowCount: header.rowCount,
+    voidSeqs: header.voidSeqs,
+    createdAtMs: header.createdAtMs,
+  };
+}
+
+/** A row's fields after `t`, in written order; absent ones are omitted, never null. */
+export function rowFields(row: WalRow): FrameFields {
+  const fields: FrameFields = { s: row.seq, o: row.offset };
+  if (row.key !== undefined) fields.k = row.key;
+  if (row.delete) fields.d = 1;
+  else fields.row = row.row;
+  return fields;
+}
+
+/** Maps a header line back; exactly the v1 header fields, no more, no fewer. */
+export function parseHeader(fields: FrameFields, fail: Fail): WalHeader {
+  const keys = Object.keys(fields);
+  const missing = HEADER_KEYS.filter((key) => !Object.hasOwn(fields, key));
+  const extra = keys.filter((key) => !HEADER_KEYS.includes(key));
+  if (missing.length > 0 || extra.length > 0) {
+    fail(
+      `line 1 (header): missing fields [${missing.join(', ')}], unknown fields [${extra.join(', ')}]`,
+    );
+  }
+  const header: Record<string, unknown> = {};
+  for (const key of HEADER_FIELDS) header[key] = fields[key];
+  return header as unknown as WalHeader;
+}
+
+/** Maps a row line back, in `WalRow` field order: seq, offset, key, delete, row. */
+export function parseRow(fields: FrameFields, where: string, fail: Fail): WalRow {
+  const extra = Object.keys(fields).filter((key) => !ROW_KEYS.has(key));
+  if (extra.length > 0) fail(`${where}: unknown row fields [${extra.join(', ')}]`);
+  for (const key of ['s', 'o']) {
+    if (!Object.hasOwn(fields, key)) fail(`${where}: row has no "${key}" field`);
+  }
+  const row: WalRow = { seq: fields.s as number, offset: fields.o as number };
+  if (Object.hasOwn(fields, 'k')) row.key = fields.k as string;
+  if (Object.hasOwn(fields, 'd')) {
+    if (fields.d !== 1) fail(`${where}: "d" must be 1 when present, got ${show(fields.d)}`);
+    row.delete = true;
+  }
+  if (Object.hasOwn(fields, 'row')) row.row = fields.row as JsonObject;
+  return row;
+}

@@ -1,0 +1,154 @@
+/**
+ * The consistency rules of a WAL object, one copy shared by the encoder (a
+ * violation is a bug: `InternalError`) and the reader (`CorruptDataError`).
+ * Rows are checked one at a time, so a streaming reader applies the same
+ * rules as rows arrive.
+ *
+ * 1. `position`, `epoch`, `firstSeq`, `lastSeq`, `firstRowOffset`, `rowCount`
+ *    and `createdAtMs` are non-negative safe integers; `shard` is a valid shard
+ *    name; `firstSeq ≤ lastSeq`.
+ * 2. `voidSeqs` are integers, strictly ascending, within [firstSeq, lastSeq].
+ * 3. Row i has offset `firstRowOffset + i`; there are exactly `rowCount` rows.
+ * 4. Row seqs lie within [firstSeq, lastSeq] and never decrease.
+ * 5. Every seq in [firstSeq, lastSeq] holds rows or is void, never both
+ *    (a batch that was written has at least one row).
+ * 6. A row is a put (`row` a JSON object, optional string `key`) or a delete
+ *    (`delete: true`, a string `key`, no `row`).
+ */
+import { SHARD_NAME_PATTERN } from '../paths.js';
+import type { WalHeader, WalRow } from './format.js';
+
+/** Raises the caller's error type for a violated rule. */
+export type Fail = (problem: string) => never;
+
+const INTEGER_FIELDS = [
+  'position',
+  'epoch',
+  'firstSeq',
+  'lastSeq',
+  'firstRowOffset',
+  'rowCount',
+  'createdAtMs',
+] as const;
+
+function isCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+/** A value for an error message, cut short: a damaged object can hold anything. */
+export function show(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/** True for a JSON object: not null, not an array. */
+export function isJsonObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Applies the rules to one object: construct with its header, call `row` per row, then `finish`. */
+export class WalChecker {
+  #rows = 0;
+  /** Lowest seq not yet known to be covered by rows or a void. */
+  #nextSeq: number;
+  #voidIndex = 0;
+  #lastRowSeq = -1;
+
+  constructor(
+    readonly header: WalHeader,
+    private readonly fail: Fail,
+  ) {
+    for (const field of INTEGER_FIELDS) {
+      if (!isCount(header[field])) {
+        fail(`header: ${field} must be a non-negative integer, got ${show(header[field])}`);
+      }
+    }
+    if (typeof header.shard !== 'string' || !SHARD_NAME_PATTERN.test(header.shard)) {
+      fail(`header: shard must match ${SHARD_NAME_PATTERN}, got ${show(header.shard)}`);
+    }
+    if (header.firstSeq > header.lastSeq) {
+      fail(`header: firstSeq ${header.firstSeq} is after lastSeq ${header.lastSeq}`);
+    }
+    if (!Number.isSafeInteger(header.firstRowOffset + header.rowCount)) {
+      fail(`header: firstRowOffset + rowCount exceeds the safe integer range`);
+    }
+    this.#checkVoids(header);
+    this.#nextSeq = header.firstSeq;
+  }
+
+  /** Checks the next row; `where` names it in messages (`line 7`, `rows[5]`). */
+  row(row: WalRow, where: string): void {
+    const { firstSeq, lastSeq, firstRowOffset, rowCount, voidSeqs } = this.header;
+    const index = this.#rows++;
+    if (index >= rowCount) this.fail(`${where}: more rows than the header's rowCount ${rowCount}`);
+    const offset = firstRowOffset + index;
+    if (row.offset !== offset) {
+      this.fail(
+        `${where}: offset ${show(row.offset)}, expected ${offset} (offsets are contiguous)`,
+      );
+    }
+    const { seq } = row;
+    if (!isCount(seq) || seq < firstSeq || seq > lastSeq) {
+      this.fail(`${where}: seq ${show(seq)} is outside [${firstSeq}, ${lastSeq}]`);
+    }
+    if (seq < this.#lastRowSeq)
+      this.fail(`${where}: seq ${seq} after seq ${this.#lastRowSeq}; seqs never decrease`);
+    if (seq > this.#lastRowSeq) {
+      this.#coverUpTo(seq, where);
+      if (voidSeqs[this.#voidIndex] === seq)
+        this.fail(`${where}: seq ${seq} is listed as void but holds rows`);
+      this.#nextSeq = seq + 1;
+      this.#lastRowSeq = seq;
+    }
+    this.#checkShape(row, where);
+  }
+
+  /** Checks what only the whole object shows: the row count and that every seq is covered. */
+  finish(): void {
+    const { rowCount, lastSeq } = this.header;
+    if (this.#rows !== rowCount)
+      this.fail(`header says rowCount ${rowCount}, the object has ${this.#rows} rows`);
+    this.#coverUpTo(lastSeq + 1, 'end of object');
+  }
+
+  /** Every seq from the next uncovered one up to `seq` (exclusive) must be void. */
+  #coverUpTo(seq: number, where: string): void {
+    const { voidSeqs } = this.header;
+    while (this.#nextSeq < seq) {
+      if (voidSeqs[this.#voidIndex] !== this.#nextSeq) {
+        this.fail(`${where}: seq ${this.#nextSeq} has no rows and is not listed as void`);
+      }
+      this.#voidIndex += 1;
+      this.#nextSeq += 1;
+    }
+  }
+
+  #checkVoids({ voidSeqs, firstSeq, lastSeq }: WalHeader): void {
+    if (!Array.isArray(voidSeqs))
+      this.fail(`header: voidSeqs must be an array, got ${show(voidSeqs)}`);
+    let previous = -1;
+    for (const seq of voidSeqs) {
+      if (!isCount(seq) || seq < firstSeq || seq > lastSeq) {
+        this.fail(`header: void seq ${show(seq)} is outside [${firstSeq}, ${lastSeq}]`);
+      }
+      if (seq <= previous)
+        this.fail(`header: voidSeqs must be strictly ascending, got ${seq} after ${previous}`);
+      previous = seq;
+    }
+  }
+
+  #checkShape(row: WalRow, where: string): void {
+    if (row.key !== undefined && typeof row.key !== 'string') {
+      this.fail(`${where}: key must be a string, got ${show(row.key)}`);
+    }
+    if (row.delete !== undefined && row.delete !== true) {
+      this.fail(`${where}: delete must be true when present, got ${show(row.delete)}`);
+    }
+    if (row.delete) {
+      if (row.key === undefined) this.fail(`${where}: a delete must have a key`);
+      if (row.row !== undefined) this.fail(`${where}: a delete must not carry a row`);
+    } else if (!isJsonObject(row.row)) {
+      this.fail(`${where}: row must be a JSON object, got ${show(row.row)}`);
+    }
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * A scriptable stand-in for `S3Client`: a `Map` behind `send`, enforcing
+ * `If-None-Match: *` the way S3 does (412 `PreconditionFailed`), with a queue
+ * of hooks that can fail, delay or lose the response of the next sends.
+ */
+
+import { Readable } from 'node:stream';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+
+/** Intercepts one send; `forward` performs it against the fake bucket. */
+export type SendHook = (command: unknown, forward: () => Promise<unknown>) => Promise<unknown>;
+
+/** An error shaped like the SDK's: `name`, `$fault`, `$metadata.httpStatusCode`. */
+export function s3Error(name: string, httpStatusCode: number): S3ServiceException {
+  return new S3ServiceException({
+    name,
+    message: `${name} (fake)`,
+    $fault: httpStatusCode >= 500 ? 'server' : 'client',
+    $metadata: { httpStatusCode },
+  });
+}
+
+/** A network failure: no HTTP response, so no `$metadata.httpStatusCode`. */
+export function networkError(): Error {
+  return Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+}
+
+/** A hook that throws `error` instead of sending. */
+export function failWith(error: unknown): SendHook {
+  return async () => {
+    throw error;
+  };
+}
+
+/** A body with the SDK's mixin method that `S3ObjectStore.get` uses. */
+export function sdkBody(bytes: Uint8Array): Readable {
+  return Object.assign(Readable.from([Buffer.from(bytes)], { objectMode: false }), {
+    transformToByteArray: async () => Uint8Array.from(bytes),
+  });
+}
+
+/** The fake client. Use `asClient()` where an `S3Client` is expected. */
+export class FakeS3Client {
+  readonly objects = new Map<string, Uint8Array>();
+  /** Names of the commands sent, in order. */
+  readonly sent: string[] = [];
+  readonly #hooks: SendHook[] = [];
+
+  /** Hooks applied to the next sends, one each. */
+  enqueue(...hooks: SendHook[]): void {
+    this.#hooks.push(...hooks);
+  }
+
+  asClient(): S3Client {
+    return this as unknown as S3Client;
+  }
+
+  async send(command: unknown): Promise<unknown> {
+    this.sent.push((command as object).constructor.name);
+    const hook = this.#hooks.shift();
+    const forward = async () => this.#handle(command);
+    return hook === undefined ? forward() : hook(command, forward);
+  }
+
+  #handle(command: unknown): unknown {
+    if (command instanceof PutObjectCommand) {
+      const { Key, Body, IfNoneMatch } = command.input;
+      if (IfNoneMatch === '*' && this.objects.has(Key!)) throw s3Error('PreconditionFailed', 412);
+      this.objects.set(Key!, Uint8Array.from(Body as Uint8Array));
+      return {};
+    }
+    if (command instanceof GetObjectCommand) {
+      const bytes = this.objects.get(command.input.Key!);
+      if (bytes === undefined) throw s3Error('NoSuchKey', 404);
+      return { Body: sdkBody(bytes) };
+    }
+    if (command instanceof ListObjectsV2Command) {
+      const { Prefix = '', StartAfter = '', ContinuationToken, MaxKeys = 1000 } = command.input;
+      // The fake's continuation token is simply the last key of the previous page.
+      const after = ContinuationToken ?? StartAfter;
+      const keys = [...this.objects.keys()].filter((k) => k.startsWith(Prefix) && k > after).sort();
+      const page = keys.slice(0, MaxKeys);
+      const truncated = keys.length > page.length;
+      return {
+        Contents: page.map((Key) => ({ Key })),
+        IsTruncated: truncated,
+        NextContinuationToken: truncated ? page.at(-1) : undefined,
+      };
+    }
+    if (command instanceof DeleteObjectCommand) {
+      this.objects.delete(command.input.Key!);
+      return {};
+    }
+    throw new TypeError(`FakeS3Client: unexpected command ${String(command)}`);
+  }
+}

@@ -6,4 +6,6 @@ import { wrapHandler } from '../lib/runtime/wrap.js';
 
 const service = serviceFromEnv();
 
-export const handler = wrapHandler((event: APIGatewayProxyEventV2) => handlePut(event, service.put));
+export const handler = wrapHandler((event: APIGatewayProxyEventV2) =>
+  handlePut(event, service.put),
+);

@@ -6,4 +6,6 @@ import { wrapHandler } from '../lib/runtime/wrap.js';
 
 const service = serviceFromEnv();
 
-export const handler = wrapHandler((event: APIGatewayProxyEventV2) => handleStatus(event, service.table));
+export const handler = wrapHandler((event: APIGatewayProxyEventV2) =>
+  handleStatus(event, service.table),
+);

@@ -75,7 +75,8 @@ export type RawSettings = Partial<Record<SettingName, unknown>> & {
 function parseNumber(name: SettingName, raw: unknown): number {
   const spec = SETTINGS[name];
   if (raw === undefined || raw === '') return spec.default;
-  const value = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(raw.trim()) : Number.NaN;
+  const value =
+    typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(raw.trim()) : Number.NaN;
   if (!Number.isInteger(value)) {
     throw new ConfigError(spec.env, raw, 'expected a whole number');
   }

@@ -59,7 +59,12 @@ export class NotFoundError extends ShardwalError {
 /** The shard's buffered bytes are over its limit: retry after the next flush. */
 export class BackpressureError extends ShardwalError {
   readonly retryAfterSeconds: number;
-  constructor(shard: string, bufferedBytes: number, maxBufferedBytes: number, retryAfterSeconds: number) {
+  constructor(
+    shard: string,
+    bufferedBytes: number,
+    maxBufferedBytes: number,
+    retryAfterSeconds: number,
+  ) {
     super(
       ErrorKind.backpressure,
       `shard ${shard}: ${bufferedBytes} bytes buffered, limit is ${maxBufferedBytes}; retry after ${retryAfterSeconds}s`,

@@ -1,6 +1,7 @@
 // dynalite ships no type declarations; this is the part shardwal uses.
 declare module 'dynalite' {
   import type { Server } from 'node:http';
+
   interface DynaliteOptions {
     path?: string;
     createTableMs?: number;

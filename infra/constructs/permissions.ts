@@ -11,13 +11,13 @@
  *      export, even by a bug.
  *   4. The status handler has no write action.
  */
-import { Stack, Validations } from 'aws-cdk-lib';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
+import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { HandlerName } from './functions.js';
+import { acknowledgeWildcardResources, arnToken } from './nag.js';
 import { TABLE_LAYOUT } from './storage.js';
 
 /** DynamoDB action sets. */
@@ -104,12 +104,9 @@ export function grantLeastPrivilege(t: PermissionTargets): void {
  * and the grant is already narrowed to one object kind (`wal` or `aof`).
  */
 function acknowledgeKeyPatterns(fn: NodejsFunction, bucket: Bucket, patterns: readonly string[]): void {
-  const stack = Stack.of(bucket);
-  const bucketId = stack.resolve(stack.getLogicalId(bucket.node.defaultChild as CfnBucket)) as string;
-  for (const pattern of patterns) {
-    Validations.of(fn).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${pattern}]`,
-      reason: `Object keys are ${pattern}: the shard names and positions are data created at run time; the grant is limited to that key layout.`,
-    });
-  }
+  acknowledgeWildcardResources(
+    fn.role!,
+    patterns.map((pattern) => `${arnToken(bucket)}/${pattern}`),
+    'Object keys are shards/<shard>/<kind>/<position>: shard names and positions are data created at run time, so the grant names the key layout, not keys.',
+  );
 }

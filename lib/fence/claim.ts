@@ -10,9 +10,9 @@
  *     commit being conditional on the epoch (see `commit.ts`), so a zombie
  *     whose lease expired cannot commit after a newer claim.
  */
-import { UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { toShardRecord, type ShardRecord } from '../memtable/shard-record.js';
-import { CONDITION_FAILED, META_SK, type Table, send, shardPk } from '../memtable/table.js';
+import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { type ShardRecord, toShardRecord } from '../memtable/shard-record.js';
+import { CONDITION_FAILED, META_SK, send, shardPk, type Table } from '../memtable/table.js';
 
 /** A held flush claim. */
 export interface FlushClaim {
@@ -75,7 +75,11 @@ export async function releaseLease(table: Table, shard: string, epoch: number): 
  * bumping the epoch. Provably safe: an expired lease blocks nobody's claim
  * anyway; this only tidies the record. Returns true when one was removed.
  */
-export async function clearExpiredLease(table: Table, shard: string, nowMs: number): Promise<boolean> {
+export async function clearExpiredLease(
+  table: Table,
+  shard: string,
+  nowMs: number,
+): Promise<boolean> {
   const out = await send(
     table,
     new UpdateItemCommand({

@@ -10,9 +10,9 @@
  * C3. Poison is sticky: only recovery clears it, and a poisoned shard admits
  *     no put and no flush claim.
  */
-import { UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { type ShardRecord, toShardRecord } from '../memtable/shard-record.js';
-import { CONDITION_FAILED, META_SK, type Table, send, shardPk } from '../memtable/table.js';
+import { CONDITION_FAILED, META_SK, send, shardPk, type Table } from '../memtable/table.js';
 
 /** The cursor movement of one committed WAL object. */
 export interface CommitInput {
@@ -27,7 +27,10 @@ export interface CommitInput {
 }
 
 /** Commits a WAL append and releases the lease; the new record, or undefined when fenced. */
-export async function commitFlush(table: Table, input: CommitInput): Promise<ShardRecord | undefined> {
+export async function commitFlush(
+  table: Table,
+  input: CommitInput,
+): Promise<ShardRecord | undefined> {
   const out = await send<{ Attributes?: Record<string, AttributeValue> }>(
     table,
     new UpdateItemCommand({
@@ -55,7 +58,12 @@ export async function commitFlush(table: Table, input: CommitInput): Promise<Sha
 }
 
 /** Poisons the shard with `reason` (first reason wins). */
-export async function poisonShard(table: Table, shard: string, reason: string, nowMs: number): Promise<void> {
+export async function poisonShard(
+  table: Table,
+  shard: string,
+  reason: string,
+  nowMs: number,
+): Promise<void> {
   await send(
     table,
     new UpdateItemCommand({

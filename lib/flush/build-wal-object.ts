@@ -50,10 +50,16 @@ function walRows(batches: readonly StoredBatch[], firstRowOffset: number): WalRo
  * Why `existing` does not hold exactly `covered` (batches firstSeq..lastSeq
  * of the memtable), or undefined when it does.
  */
-export function contentMismatch(existing: WalObject, covered: readonly StoredBatch[]): string | undefined {
+export function contentMismatch(
+  existing: WalObject,
+  covered: readonly StoredBatch[],
+): string | undefined {
   const { header } = existing;
   const seqs = covered.map((batch) => batch.seq);
-  const expectedSeqs = Array.from({ length: header.lastSeq - header.firstSeq + 1 }, (_, i) => header.firstSeq + i);
+  const expectedSeqs = Array.from(
+    { length: header.lastSeq - header.firstSeq + 1 },
+    (_, i) => header.firstSeq + i,
+  );
   if (JSON.stringify(seqs) !== JSON.stringify(expectedSeqs)) {
     return `memtable holds seqs ${seqs[0]}..${seqs.at(-1)} (${seqs.length}) but the object covers ${header.firstSeq}..${header.lastSeq}`;
   }

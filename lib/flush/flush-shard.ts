@@ -42,8 +42,8 @@ import type { ObjectStore } from '../store/object-store.js';
 import { decodeWal } from '../wal/decode.js';
 import { encodeWal } from '../wal/encode.js';
 import type { WalHeader, WalObject } from '../wal/format.js';
-import { FaultPoint, type FaultHook } from './fault-points.js';
 import { buildWalObject, contentMismatch } from './build-wal-object.js';
+import { type FaultHook, FaultPoint } from './fault-points.js';
 import { resolveOldestPending } from './resolve-pending.js';
 
 /** What the flusher needs. */
@@ -102,6 +102,11 @@ export async function flushShard(deps: FlushDeps, shard: string): Promise<FlushO
   const claim = await claimFlush(table, shard, deps.owner, deps.now(), deps.leaseMs);
   if (!claim) return { status: 'busy', shard };
   const { epoch, record } = claim;
+  if (!hasPendingBatches(record)) {
+    // Another flusher drained the shard between our read and our claim.
+    await releaseLease(table, shard, epoch);
+    return { status: 'idle', shard };
+  }
   await hit(FaultPoint.afterClaim);
 
   // 3. Resolve the oldest pending batches, as they stand now.
@@ -132,14 +137,25 @@ export async function flushShard(deps: FlushDeps, shard: string): Promise<FlushO
       await releaseLease(table, shard, epoch);
       throw error; // transient: the next tick retries from step 1
     }
-    return poison(deps, shard, `WAL append at ${key} failed terminally: ${(error as Error).message}`);
+    return poison(
+      deps,
+      shard,
+      `WAL append at ${key} failed terminally: ${(error as Error).message}`,
+    );
   }
   await hit(FaultPoint.afterWalWrite);
 
   // 5. Adopt or poison.
   let existing: WalObject | undefined;
   if (result === 'exists') {
-    const verdict = await inspectExisting(store, key, record.durableSeq + 1, record.nextRowOffset, shard, position);
+    const verdict = await inspectExisting(
+      store,
+      key,
+      record.durableSeq + 1,
+      record.nextRowOffset,
+      shard,
+      position,
+    );
     if (typeof verdict === 'string') return poison(deps, shard, verdict);
     existing = verdict;
     written = verdict.header;
@@ -162,7 +178,11 @@ export async function flushShard(deps: FlushDeps, shard: string): Promise<FlushO
   await hit(FaultPoint.afterCommit);
 
   // 7. Tidy: covered batch items, then the pending marker.
-  await deleteBatches(table, shard, covered.flatMap((batch) => batch.itemKeys));
+  await deleteBatches(
+    table,
+    shard,
+    covered.flatMap((batch) => batch.itemKeys),
+  );
   await hit(FaultPoint.beforeClearPending);
   const more = hasPendingBatches(committed);
   if (!more) await clearPending(table, shard, committed.nextSeq);
@@ -197,7 +217,8 @@ async function inspectExisting(
   try {
     object = decodeWal(key, bytes);
   } catch (error) {
-    if (error instanceof CorruptDataError) return `WAL object ${key} already exists and is unreadable: ${error.message}`;
+    if (error instanceof CorruptDataError)
+      return `WAL object ${key} already exists and is unreadable: ${error.message}`;
     throw error;
   }
   const { header } = object;

@@ -10,7 +10,7 @@
  * is sealed void. A young gap stops resolution there: order comes before
  * progress.
  */
-import { type StoredBatch, readBatches, sealVoid } from '../memtable/batches.js';
+import { readBatches, type StoredBatch, sealVoid } from '../memtable/batches.js';
 import type { ShardRecord } from '../memtable/shard-record.js';
 import type { Table } from '../memtable/table.js';
 

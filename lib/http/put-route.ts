@@ -8,21 +8,27 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { InvalidInputError, PayloadTooLargeError } from '../errors.js';
 import { Metric } from '../observability/metric-names.js';
 import { logger, metrics } from '../observability/telemetry.js';
-import { parseJsonBody } from '../put/schema.js';
 import { Durability, type PutDeps, putRows } from '../put/put-rows.js';
+import { parseJsonBody } from '../put/schema.js';
 import { errorResponse } from './error-response.js';
 import { json } from './responses.js';
 
 function parseDurability(value: string | undefined): Durability {
   if (value === undefined || value === Durability.buffered) return Durability.buffered;
   if (value === Durability.durable) return Durability.durable;
-  throw new InvalidInputError('durability', `expected buffered or durable, got ${JSON.stringify(value)}`);
+  throw new InvalidInputError(
+    'durability',
+    `expected buffered or durable, got ${JSON.stringify(value)}`,
+  );
 }
 
 function bodyText(event: APIGatewayProxyEventV2, maxBodyBytes: number): string | undefined {
   if (event.body === undefined) return undefined;
-  const bytes = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
-  if (bytes.length > maxBodyBytes) throw new PayloadTooLargeError('body', maxBodyBytes, bytes.length);
+  const bytes = event.isBase64Encoded
+    ? Buffer.from(event.body, 'base64')
+    : Buffer.from(event.body, 'utf8');
+  if (bytes.length > maxBodyBytes)
+    throw new PayloadTooLargeError('body', maxBodyBytes, bytes.length);
   return bytes.toString('utf8');
 }
 
@@ -35,7 +41,10 @@ function header(event: APIGatewayProxyEventV2, name: string): string | undefined
 }
 
 /** Handles one HTTP put. */
-export async function handlePut(event: APIGatewayProxyEventV2, deps: PutDeps): Promise<APIGatewayProxyStructuredResultV2> {
+export async function handlePut(
+  event: APIGatewayProxyEventV2,
+  deps: PutDeps,
+): Promise<APIGatewayProxyStructuredResultV2> {
   try {
     const shard = event.pathParameters?.shard ?? '';
     const durability = parseDurability(event.queryStringParameters?.durability);
@@ -47,7 +56,12 @@ export async function handlePut(event: APIGatewayProxyEventV2, deps: PutDeps): P
       metrics.addMetric(Metric.putRows, MetricUnit.Count, result.ack.rows);
       metrics.addMetric(Metric.putBytes, MetricUnit.Bytes, result.bytes);
     }
-    logger.info('put', { ...result.ack, bytes: result.bytes, repeated: result.repeated, durability });
+    logger.info('put', {
+      ...result.ack,
+      bytes: result.bytes,
+      repeated: result.repeated,
+      durability,
+    });
     return json(result.ack.durable ? 200 : 202, result.ack);
   } catch (error) {
     metrics.addMetric(Metric.putRejected, MetricUnit.Count, 1);

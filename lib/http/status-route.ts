@@ -25,14 +25,19 @@ export async function shardStatus(table: Table, shard: string) {
     pending: record.pending,
     epoch: record.epoch,
     generation: record.generation,
-    lease: record.leaseOwner ? { owner: record.leaseOwner, expiresAtMs: record.leaseExpiresAtMs } : null,
+    lease: record.leaseOwner
+      ? { owner: record.leaseOwner, expiresAtMs: record.leaseExpiresAtMs }
+      : null,
     poison: record.poison ?? null,
     aofWatermark: record.aofWatermark,
   };
 }
 
 /** Handles both status routes. */
-export async function handleStatus(event: APIGatewayProxyEventV2, table: Table): Promise<APIGatewayProxyStructuredResultV2> {
+export async function handleStatus(
+  event: APIGatewayProxyEventV2,
+  table: Table,
+): Promise<APIGatewayProxyStructuredResultV2> {
   try {
     const shard = event.pathParameters?.shard ?? '';
     const status = await shardStatus(table, shard);
@@ -40,10 +45,19 @@ export async function handleStatus(event: APIGatewayProxyEventV2, table: Table):
     if (seqParam === undefined) return json(200, status);
     const seq = Number(seqParam);
     if (!/^\d+$/.test(seqParam) || seq < 1) {
-      throw new InvalidInputError('seq', `expected a positive integer, got ${JSON.stringify(seqParam)}`);
+      throw new InvalidInputError(
+        'seq',
+        `expected a positive integer, got ${JSON.stringify(seqParam)}`,
+      );
     }
     if (seq >= status.nextSeq) throw new NotFoundError(`seq ${seq} of shard ${shard}`);
-    return json(200, { shard, seq, durable: seq <= status.durableSeq, durableSeq: status.durableSeq, poison: status.poison });
+    return json(200, {
+      shard,
+      seq,
+      durable: seq <= status.durableSeq,
+      durableSeq: status.durableSeq,
+      poison: status.poison,
+    });
   } catch (error) {
     return errorResponse(error);
   }

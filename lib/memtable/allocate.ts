@@ -4,10 +4,10 @@
  * batch's bytes. The update is refused when the shard is poisoned or its
  * buffered bytes are over the limit, so a refused put leaves no trace.
  */
-import { UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { BackpressureError, PoisonedError } from '../errors.js';
 import { readShardRecord, toShardRecord } from './shard-record.js';
-import { CONDITION_FAILED, META_SK, PENDING_PK, type Table, send, shardPk } from './table.js';
+import { CONDITION_FAILED, META_SK, PENDING_PK, send, shardPk, type Table } from './table.js';
 
 /** What the put path needs to know about its allocation. */
 export interface Allocation {
@@ -67,5 +67,9 @@ export async function allocateSeq(table: Table, input: AllocateInput): Promise<A
     );
   }
   const record = toShardRecord(shard, out.Attributes ?? {});
-  return { seq: record.nextSeq - 1, bufferedBytes: record.bufferedBytes, generation: record.generation };
+  return {
+    seq: record.nextSeq - 1,
+    bufferedBytes: record.bufferedBytes,
+    generation: record.generation,
+  };
 }

@@ -34,8 +34,12 @@ export function decodeBatchRows(where: string, chunks: readonly Uint8Array[]): B
     if (!Array.isArray(parsed)) throw new Error('payload is not an array');
     return parsed as BatchRow[];
   } catch (error) {
-    throw new CorruptDataError(where, `batch payload does not decode: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw new CorruptDataError(
+      where,
+      `batch payload does not decode: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
   }
 }

@@ -5,22 +5,23 @@
  * Batches are deleted only after a committed WAL object covers them.
  */
 import {
+  type AttributeValue,
   BatchWriteItemCommand,
+  GetItemCommand,
   PutItemCommand,
   QueryCommand,
-  type AttributeValue,
 } from '@aws-sdk/client-dynamodb';
-import { GapSealedError, InternalError } from '../errors.js';
+import { GapSealedError, InternalError, UnavailableError } from '../errors.js';
 import { type BatchRow, decodeBatchRows, encodeBatchRows } from './batch-codec.js';
 import { num, str } from './shard-record.js';
 import {
-  CONDITION_FAILED,
-  type Table,
   batchPartSk,
   batchSk,
+  CONDITION_FAILED,
   send,
   sendUnconditional,
   shardPk,
+  type Table,
 } from './table.js';
 
 /** A batch as the flusher reads it. */
@@ -71,16 +72,45 @@ export async function writeBatch(table: Table, input: WriteBatchInput): Promise<
     data: { B: chunks[0]! },
   };
   if (input.idempotencyKey) head.idemKey = { S: input.idempotencyKey };
-  const out = await send(
+  for (let attempt = 1; ; attempt++) {
+    let out: unknown;
+    try {
+      out = await send(
+        table,
+        new PutItemCommand({
+          TableName: table.tableName,
+          Item: head,
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+        'PutItem batch',
+      );
+    } catch (error) {
+      // The write may have landed with its response lost: retrying is safe because the
+      // seq is ours alone, and a condition failure below tells the two cases apart.
+      if (!(error instanceof UnavailableError) || attempt >= WRITE_ATTEMPTS) throw error;
+      continue;
+    }
+    if (out !== CONDITION_FAILED) return;
+    // Something is at our seq: our own earlier attempt (rows), or the flusher's void seal.
+    if ((await readHeadKind(table, shard, seq)) === 'rows') return;
+    throw new GapSealedError(shard, seq);
+  }
+}
+
+const WRITE_ATTEMPTS = 3;
+
+async function readHeadKind(table: Table, shard: string, seq: number): Promise<string | undefined> {
+  const out = await sendUnconditional<{ Item?: Record<string, AttributeValue> }>(
     table,
-    new PutItemCommand({
+    new GetItemCommand({
       TableName: table.tableName,
-      Item: head,
-      ConditionExpression: 'attribute_not_exists(pk)',
+      Key: { pk: { S: shardPk(shard) }, sk: { S: batchSk(seq) } },
+      ConsistentRead: true,
+      ProjectionExpression: 'kind',
     }),
-    'PutItem batch',
+    'GetItem batch head',
   );
-  if (out === CONDITION_FAILED) throw new GapSealedError(shard, seq);
+  return out.Item?.kind?.S;
 }
 
 /**
@@ -189,7 +219,9 @@ function toStoredBatch(
   if (str(head, 'kind') === 'void') return { seq, kind: 'void', bytes: 0, createdAtMs, itemKeys };
   const parts = num(head, 'parts', 1);
   if (chunks.length !== parts) {
-    throw new InternalError(`shard ${shard} batch ${seq}: expected ${parts} chunks, got ${chunks.length}`);
+    throw new InternalError(
+      `shard ${shard} batch ${seq}: expected ${parts} chunks, got ${chunks.length}`,
+    );
   }
   const rows = decodeBatchRows(`shard ${shard} batch ${seq}`, chunks);
   return { seq, kind: 'rows', rows, bytes: num(head, 'bytes', 0), createdAtMs, itemKeys };
@@ -217,4 +249,3 @@ export async function deleteBatches(
     }
   }
 }
-

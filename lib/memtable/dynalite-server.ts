@@ -14,8 +14,15 @@ export interface DynaliteServer {
 }
 
 /** Starts dynalite on `port` (0 = any free port) of 127.0.0.1. */
-export async function startDynalite(options: { path?: string; port?: number } = {}): Promise<DynaliteServer> {
-  const server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+export async function startDynalite(
+  options: { path?: string; port?: number } = {},
+): Promise<DynaliteServer> {
+  const server = dynalite({
+    path: options.path,
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());

@@ -9,8 +9,13 @@
  * rows a second time. The reservation turns into the ack once the batch is
  * written, and is released when the put fails before buffering anything.
  */
-import { DeleteItemCommand, GetItemCommand, PutItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { CONDITION_FAILED, type Table, send, sendUnconditional } from './table.js';
+import {
+  type AttributeValue,
+  DeleteItemCommand,
+  GetItemCommand,
+  PutItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import { CONDITION_FAILED, send, sendUnconditional, type Table } from './table.js';
 
 /** The ack a put returns; stored so a repeat returns it unchanged. */
 export interface PutAck {
@@ -56,11 +61,16 @@ export async function reserveIdempotencyKey(
   if (out !== CONDITION_FAILED) return { state: 'reserved' };
   const found = await sendUnconditional<{ Item?: Record<string, AttributeValue> }>(
     table,
-    new GetItemCommand({ TableName: table.tableName, Key: idemKey(shard, key), ConsistentRead: true }),
+    new GetItemCommand({
+      TableName: table.tableName,
+      Key: idemKey(shard, key),
+      ConsistentRead: true,
+    }),
     'GetItem idempotency record',
   );
   const ack = found.Item?.ack?.S;
-  if (found.Item?.state?.S === 'done' && ack) return { state: 'done', ack: JSON.parse(ack) as PutAck };
+  if (found.Item?.state?.S === 'done' && ack)
+    return { state: 'done', ack: JSON.parse(ack) as PutAck };
   return { state: 'in-progress' };
 }
 
@@ -89,7 +99,11 @@ export async function completeIdempotencyKey(
 }
 
 /** Releases a reservation whose put buffered nothing, so the caller may retry. */
-export async function releaseIdempotencyKey(table: Table, shard: string, key: string): Promise<void> {
+export async function releaseIdempotencyKey(
+  table: Table,
+  shard: string,
+  key: string,
+): Promise<void> {
   await send(
     table,
     new DeleteItemCommand({

@@ -4,8 +4,17 @@
  * marker in its allocation update; the flusher clears it only when no put
  * arrived since (condition on `nextSeq`).
  */
-import { QueryCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { CONDITION_FAILED, META_SK, PENDING_INDEX, PENDING_PK, type Table, send, sendUnconditional, shardPk } from './table.js';
+import { type AttributeValue, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CONDITION_FAILED,
+  META_SK,
+  PENDING_INDEX,
+  PENDING_PK,
+  send,
+  sendUnconditional,
+  shardPk,
+  type Table,
+} from './table.js';
 
 /** Names of shards marked pending, ascending. */
 export async function listPendingShards(table: Table): Promise<string[]> {
@@ -41,7 +50,11 @@ export async function listPendingShards(table: Table): Promise<string[]> {
  * (`nextSeq` unchanged). Zeroing also drops bytes of seqs that ended void.
  * Returns false when a put won the race (the marker stays).
  */
-export async function clearPending(table: Table, shard: string, expectedNextSeq: number): Promise<boolean> {
+export async function clearPending(
+  table: Table,
+  shard: string,
+  expectedNextSeq: number,
+): Promise<boolean> {
   const out = await send(
     table,
     new UpdateItemCommand({

@@ -10,9 +10,8 @@
  * - `generation`: bumped only by recovery rebuilds; a durable waiter that sees
  *   it change knows the cursors were reset under it.
  */
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { META_SK, type Table, sendUnconditional, shardPk } from './table.js';
+import { type AttributeValue, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { META_SK, sendUnconditional, shardPk, type Table } from './table.js';
 
 /** A shard record as the rest of lib sees it. */
 export interface ShardRecord {
@@ -72,7 +71,10 @@ export function hasPendingBatches(record: ShardRecord): boolean {
 }
 
 /** Reads a shard record (strongly consistent); undefined when the shard was never written. */
-export async function readShardRecord(table: Table, shard: string): Promise<ShardRecord | undefined> {
+export async function readShardRecord(
+  table: Table,
+  shard: string,
+): Promise<ShardRecord | undefined> {
   const out = await sendUnconditional<{ Item?: Record<string, AttributeValue> }>(
     table,
     new GetItemCommand({

@@ -80,7 +80,9 @@ export async function send<T>(
     if (e.name === 'ConditionalCheckFailedException') return CONDITION_FAILED;
     const status = e.$metadata?.httpStatusCode ?? 0;
     if (RETRYABLE.has(e.name ?? '') || status >= 500 || status === 0) {
-      throw new UnavailableError(`DynamoDB ${what} failed: ${e.name}: ${e.message}`, { cause: error });
+      throw new UnavailableError(`DynamoDB ${what} failed: ${e.name}: ${e.message}`, {
+        cause: error,
+      });
     }
     throw new InternalError(`DynamoDB ${what} rejected: ${e.name}: ${e.message}`, { cause: error });
   }

@@ -8,18 +8,19 @@
  *   5. ack, after a bounded wait for durability when asked.
  * No object store request happens here, ever: durability comes from the ticker.
  */
-import { InvalidInputError, ShardwalError } from '../errors.js';
+
 import type { ShardwalConfig } from '../config.js';
+import { InvalidInputError, ShardwalError, UnavailableError } from '../errors.js';
 import { allocateSeq } from '../memtable/allocate.js';
 import { writeBatch } from '../memtable/batches.js';
 import {
-  type PutAck,
   completeIdempotencyKey,
+  type PutAck,
   releaseIdempotencyKey,
   reserveIdempotencyKey,
 } from '../memtable/idempotency.js';
+import { readShardRecord } from '../memtable/shard-record.js';
 import type { Table } from '../memtable/table.js';
-import { UnavailableError } from '../errors.js';
 import { assertShardName } from '../paths.js';
 import { waitDurable } from './durable-wait.js';
 import { parsePutBody } from './schema.js';
@@ -70,12 +71,23 @@ export async function putRows(deps: PutDeps, request: PutRequest): Promise<PutRe
   const key = request.idempotencyKey;
   if (key !== undefined) {
     if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
-      throw new InvalidInputError('Idempotency-Key', 'expected 1-256 printable ASCII characters without spaces');
+      throw new InvalidInputError(
+        'Idempotency-Key',
+        'expected 1-256 printable ASCII characters without spaces',
+      );
     }
-    const found = await reserveIdempotencyKey(table, request.shard, key, deps.now(), config.leaseMs);
-    if (found.state === 'done') return { ack: found.ack, repeated: true, bytes: 0 };
+    const found = await reserveIdempotencyKey(
+      table,
+      request.shard,
+      key,
+      deps.now(),
+      config.leaseMs,
+    );
+    if (found.state === 'done') return repeatAck(deps, found.ack, request.durability);
     if (found.state === 'in-progress') {
-      throw new UnavailableError(`Idempotency-Key ${key}: an identical request is in progress; retry shortly`);
+      throw new UnavailableError(
+        `Idempotency-Key ${key}: an identical request is in progress; retry shortly`,
+      );
     }
   }
   let ack: PutAck;
@@ -90,17 +102,26 @@ export async function putRows(deps: PutDeps, request: PutRequest): Promise<PutRe
       retryAfterSeconds: Math.max(1, Math.ceil((config.flushIntervalMs ?? 1000) / 1000)),
     });
     generation = allocation.generation;
-    await writeBatch(table, { shard: request.shard, seq: allocation.seq, rows, bytes, nowMs: deps.now(), idempotencyKey: key });
+    await writeBatch(table, {
+      shard: request.shard,
+      seq: allocation.seq,
+      rows,
+      bytes,
+      nowMs: deps.now(),
+      idempotencyKey: key,
+    });
     ack = { shard: request.shard, seq: allocation.seq, rows: rows.length, durable: false };
     crossedTrigger =
       allocation.bufferedBytes - bytes < config.flushTriggerBytes &&
       allocation.bufferedBytes >= config.flushTriggerBytes;
   } catch (error) {
     // Nothing was buffered: free the key so the caller's retry is not answered "in progress".
-    if (key !== undefined && error instanceof ShardwalError) await releaseIdempotencyKey(table, request.shard, key);
+    if (key !== undefined && error instanceof ShardwalError)
+      await releaseIdempotencyKey(table, request.shard, key);
     throw error;
   }
-  if (key !== undefined) await completeIdempotencyKey(table, key, ack, deps.now(), config.idempotencyTtlMs);
+  if (key !== undefined)
+    await completeIdempotencyKey(table, key, ack, deps.now(), config.idempotencyTtlMs);
   if (crossedTrigger) {
     // Best effort: a lost request only means the next tick flushes this shard instead.
     await deps.requestFlush(request.shard).catch(() => undefined);
@@ -118,4 +139,20 @@ export async function putRows(deps: PutDeps, request: PutRequest): Promise<PutRe
     ack = { ...ack, durable };
   }
   return { ack, repeated: false, bytes };
+}
+
+/** A repeat returns the original ack; a durable repeat also waits for that seq's durability. */
+async function repeatAck(deps: PutDeps, ack: PutAck, durability: Durability): Promise<PutResult> {
+  if (durability !== Durability.durable || ack.durable) return { ack, repeated: true, bytes: 0 };
+  const record = await readShardRecord(deps.table, ack.shard);
+  const durable = await waitDurable(deps.table, {
+    shard: ack.shard,
+    seq: ack.seq,
+    generation: record?.generation ?? 0,
+    waitMs: deps.config.durableWaitMs,
+    pollMs: deps.config.durablePollMs,
+    now: deps.now,
+    sleep: deps.sleep,
+  });
+  return { ack: { ...ack, durable }, repeated: true, bytes: 0 };
 }

@@ -31,11 +31,19 @@ function bodySchema(maxRows: number) {
       body.rows.forEach((row, index) => {
         const isDelete = row[DELETE_MEMBER];
         if (isDelete !== undefined && isDelete !== true) {
-          ctx.addIssue({ code: 'custom', path: ['rows', index, DELETE_MEMBER], message: 'must be true when present' });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['rows', index, DELETE_MEMBER],
+            message: 'must be true when present',
+          });
         }
         if (body.key === undefined) {
           if (isDelete !== undefined) {
-            ctx.addIssue({ code: 'custom', path: ['rows', index, DELETE_MEMBER], message: 'deletes need a "key" field' });
+            ctx.addIssue({
+              code: 'custom',
+              path: ['rows', index, DELETE_MEMBER],
+              message: 'deletes need a "key" field',
+            });
           }
           return;
         }
@@ -91,7 +99,8 @@ export function parsePutBody(body: unknown, maxRows: number): ParsedPut {
 
 /** Parses raw body text as JSON; throws InvalidInputError on malformed JSON. */
 export function parseJsonBody(text: string | undefined): unknown {
-  if (text === undefined || text.trim() === '') throw new InvalidInputError('body', 'expected a JSON object, got an empty body');
+  if (text === undefined || text.trim() === '')
+    throw new InvalidInputError('body', 'expected a JSON object, got an empty body');
   try {
     return JSON.parse(text);
   } catch (error) {

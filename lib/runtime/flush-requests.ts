@@ -17,7 +17,9 @@ export interface FlushMessage {
 export function sqsFlushRequester(sqs: SQSClient, queueUrl: string): FlushRequester {
   return async (shard) => {
     const body: FlushMessage = { shard, reason: 'size-trigger' };
-    await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(body) }));
+    await sqs.send(
+      new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(body) }),
+    );
   };
 }
 
@@ -29,9 +31,13 @@ export function sqsFanOut(sqs: SQSClient, queueUrl: string): (shards: string[]) 
         Id: String(i),
         MessageBody: JSON.stringify({ shard, reason: 'fan-out' } satisfies FlushMessage),
       }));
-      const out = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+      const out = await sqs.send(
+        new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }),
+      );
       if (out.Failed && out.Failed.length > 0) {
-        throw new UnavailableError(`flush fan-out: ${out.Failed.length} messages not sent: ${out.Failed[0]?.Message}`);
+        throw new UnavailableError(
+          `flush fan-out: ${out.Failed.length} messages not sent: ${out.Failed[0]?.Message}`,
+        );
       }
     }
   };

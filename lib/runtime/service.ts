@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type ShardwalConfig, configFromEnv, resourcesFromEnv } from '../config.js';
+import { configFromEnv, resourcesFromEnv, type ShardwalConfig } from '../config.js';
 import type { FlushDeps } from '../flush/flush-shard.js';
 import type { Table } from '../memtable/table.js';
 import type { PutDeps } from '../put/put-rows.js';
@@ -52,7 +52,10 @@ export function serviceFromEnv(env: NodeJS.ProcessEnv = process.env): Service {
     put: {
       table,
       config,
-      requestFlush: sqs && resources.flushQueueUrl ? sqsFlushRequester(sqs, resources.flushQueueUrl) : localFlushRequester,
+      requestFlush:
+        sqs && resources.flushQueueUrl
+          ? sqsFlushRequester(sqs, resources.flushQueueUrl)
+          : localFlushRequester,
       now,
       sleep: (ms) => sleep(ms),
     },

@@ -15,17 +15,27 @@ import { parseJsonBody } from '../put/schema.js';
 /** Flushes the shard named by one message. */
 export async function flushMessage(deps: FlushDeps, record: SQSRecord): Promise<void> {
   const body = parseJsonBody(record.body) as { shard?: unknown } | null;
-  if (typeof body !== 'object' || body === null) throw new InvalidInputError('body', 'expected {"shard"}');
+  if (typeof body !== 'object' || body === null)
+    throw new InvalidInputError('body', 'expected {"shard"}');
   assertShardName(body.shard, 'body.shard');
   const started = deps.now();
   reportFlush(await flushShard(deps, body.shard), deps.now() - started);
 }
 
 /** Handles a flush-queue batch with partial failures. */
-export async function handleFlushMessages(event: SQSEvent, context: Context, deps: FlushDeps): Promise<SQSBatchResponse> {
+export async function handleFlushMessages(
+  event: SQSEvent,
+  context: Context,
+  deps: FlushDeps,
+): Promise<SQSBatchResponse> {
   const processor = new BatchProcessor(EventType.SQS);
-  return processPartialResponse(event, (record: SQSRecord) => flushMessage(deps, record), processor, {
-    context,
-    throwOnFullBatchFailure: false,
-  });
+  return processPartialResponse(
+    event,
+    (record: SQSRecord) => flushMessage(deps, record),
+    processor,
+    {
+      context,
+      throwOnFullBatchFailure: false,
+    },
+  );
 }

@@ -31,9 +31,16 @@ function splitMessage(body: unknown): { shard: unknown; rest: Record<string, unk
 export async function putMessage(deps: PutDeps, record: SQSRecord): Promise<void> {
   try {
     const { shard, rest } = splitMessage(parseJsonBody(record.body));
-    if (typeof shard !== 'string') throw new InvalidInputError('body.shard', `expected a string, got ${JSON.stringify(shard)}`);
-    const idempotencyKey = record.messageAttributes?.[IDEMPOTENCY_ATTRIBUTE]?.stringValue ?? record.messageId;
-    const result = await putRows(deps, { shard, body: rest, durability: Durability.buffered, idempotencyKey });
+    if (typeof shard !== 'string')
+      throw new InvalidInputError('body.shard', `expected a string, got ${JSON.stringify(shard)}`);
+    const idempotencyKey =
+      record.messageAttributes?.[IDEMPOTENCY_ATTRIBUTE]?.stringValue ?? record.messageId;
+    const result = await putRows(deps, {
+      shard,
+      body: rest,
+      durability: Durability.buffered,
+      idempotencyKey,
+    });
     if (!result.repeated) {
       metrics.addMetric(Metric.putBatches, MetricUnit.Count, 1);
       metrics.addMetric(Metric.putRows, MetricUnit.Count, result.ack.rows);
@@ -43,13 +50,21 @@ export async function putMessage(deps: PutDeps, record: SQSRecord): Promise<void
   } catch (error) {
     metrics.addMetric(Metric.putRejected, MetricUnit.Count, 1);
     const kind = error instanceof ShardwalError ? error.kind : 'internal';
-    logger.error('message not buffered', { messageId: record.messageId, kind, error: error as Error });
+    logger.error('message not buffered', {
+      messageId: record.messageId,
+      kind,
+      error: error as Error,
+    });
     throw error;
   }
 }
 
 /** Handles an SQS batch with partial failures. */
-export async function handlePutMessages(event: SQSEvent, context: Context, deps: PutDeps): Promise<SQSBatchResponse> {
+export async function handlePutMessages(
+  event: SQSEvent,
+  context: Context,
+  deps: PutDeps,
+): Promise<SQSBatchResponse> {
   const processor = new BatchProcessor(EventType.SQS);
   return processPartialResponse(event, (record: SQSRecord) => putMessage(deps, record), processor, {
     context,

@@ -3,8 +3,9 @@
  * is one minute: intervals under a minute run as ticks inside one scheduled
  * invocation per minute; intervals of whole minutes map to the schedule rate.
  */
-import { ConfigError } from '../errors.js';
+
 import { SETTINGS } from '../config.js';
+import { ConfigError } from '../errors.js';
 
 /** EventBridge's finest schedule rate. */
 export const MINUTE_MS = 60_000;

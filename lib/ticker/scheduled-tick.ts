@@ -15,7 +15,10 @@ import { runTicksUntil } from './ticker.js';
 export const TICK_RESERVE_MS = 5_000;
 
 /** Runs this invocation's ticks; returns how many ran. */
-export async function runScheduledTicks(service: Service, context: Context): Promise<{ ticks: number }> {
+export async function runScheduledTicks(
+  service: Service,
+  context: Context,
+): Promise<{ ticks: number }> {
   const intervalMs = service.config.flushIntervalMs;
   if (intervalMs === undefined) {
     logger.warn('flush ticker invoked with the ticker off; nothing to do');
@@ -36,7 +39,11 @@ export async function runScheduledTicks(service: Service, context: Context): Pro
     sleep: (ms) => sleep(ms),
     tick: async () => {
       const summary = await runTick(deps);
-      logger.info('tick', { activeShards: summary.activeShards, fannedOut: summary.fannedOut, failed: summary.failed });
+      logger.info('tick', {
+        activeShards: summary.activeShards,
+        fannedOut: summary.fannedOut,
+        failed: summary.failed,
+      });
       metrics.publishStoredMetrics();
     },
   });

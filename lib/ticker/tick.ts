@@ -30,7 +30,10 @@ export interface TickSummary {
 }
 
 /** Flushes `shard` once, reporting the outcome; never throws. */
-export async function flushAndReport(deps: FlushDeps, shard: string): Promise<FlushOutcome | undefined> {
+export async function flushAndReport(
+  deps: FlushDeps,
+  shard: string,
+): Promise<FlushOutcome | undefined> {
   const started = deps.now();
   try {
     const outcome = await flushShard(deps, shard);
@@ -49,10 +52,18 @@ export async function runTick(deps: TickDeps): Promise<TickSummary> {
   const here = deps.fanOut ? shards.slice(0, deps.maxShardsPerTick) : shards;
   const elsewhere = deps.fanOut ? shards.slice(deps.maxShardsPerTick) : [];
   if (elsewhere.length > 0) await deps.fanOut!(elsewhere);
-  const results = await mapWithConcurrency(here, deps.concurrency, (shard) => flushAndReport(deps.flush, shard));
+  const results = await mapWithConcurrency(here, deps.concurrency, (shard) =>
+    flushAndReport(deps.flush, shard),
+  );
   const outcomes = results.filter((outcome): outcome is FlushOutcome => outcome !== undefined);
   metrics.addMetric(Metric.activeShards, MetricUnit.Count, shards.length);
   metrics.addMetric(Metric.tickDurationMs, MetricUnit.Milliseconds, deps.flush.now() - started);
-  if (elsewhere.length > 0) metrics.addMetric(Metric.shardsFannedOut, MetricUnit.Count, elsewhere.length);
-  return { activeShards: shards.length, fannedOut: elsewhere.length, outcomes, failed: results.length - outcomes.length };
+  if (elsewhere.length > 0)
+    metrics.addMetric(Metric.shardsFannedOut, MetricUnit.Count, elsewhere.length);
+  return {
+    activeShards: shards.length,
+    fannedOut: elsewhere.length,
+    outcomes,
+    failed: results.length - outcomes.length,
+  };
 }

@@ -13,8 +13,9 @@
  * T5. `stop()` lets the running work finish, then runs a final tick and the
  *     queued requests, so nothing acked is left buffered.
  */
-import { ConfigError } from '../errors.js';
+
 import { SETTINGS } from '../config.js';
+import { ConfigError } from '../errors.js';
 
 /** What the ticker drives. */
 export interface TickerOptions {
@@ -43,7 +44,11 @@ export class FlushTicker {
 
   constructor(options: TickerOptions) {
     if (!Number.isInteger(options.intervalMs) || options.intervalMs <= 0) {
-      throw new ConfigError(SETTINGS.flushIntervalMs.env, options.intervalMs, 'expected a whole number of at least 1');
+      throw new ConfigError(
+        SETTINGS.flushIntervalMs.env,
+        options.intervalMs,
+        'expected a whole number of at least 1',
+      );
     }
     this.#options = options;
     this.#now = options.now ?? Date.now;

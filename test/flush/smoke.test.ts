@@ -16,11 +16,23 @@ describe('flushShard', () => {
     }
     expect(f.store.counts().putIfAbsent).toBe(0);
     const outcome = await flushShard(f.flushDeps('a'), 's1');
-    expect(outcome).toMatchObject({ status: 'flushed', position: 0, firstSeq: 1, lastSeq: 3, rows: 3 });
+    expect(outcome).toMatchObject({
+      status: 'flushed',
+      position: 0,
+      firstSeq: 1,
+      lastSeq: 3,
+      rows: 3,
+    });
     const object = decodeWal('k', (await f.memory.get(walKey('s1', 0)))!);
     expect(object.rows.map((r) => r.row)).toEqual([{ i: 0 }, { i: 1 }, { i: 2 }]);
     const record = await readShardRecord(f.table, 's1');
-    expect(record).toMatchObject({ durableSeq: 3, walNextPos: 1, nextRowOffset: 3, bufferedBytes: 0, pending: false });
+    expect(record).toMatchObject({
+      durableSeq: 3,
+      walNextPos: 1,
+      nextRowOffset: 3,
+      bufferedBytes: 0,
+      pending: false,
+    });
     expect(await flushShard(f.flushDeps('a'), 's1')).toMatchObject({ status: 'idle' });
     expect(f.store.counts().putIfAbsent).toBe(1);
   });

@@ -46,7 +46,12 @@ export interface TestClock {
 /** A clock starting at a fixed instant, moved only by `advance`. */
 export function testClock(startMs = 1_800_000_000_000): TestClock {
   let now = startMs;
-  return { now: () => now, advance: (ms) => void (now += ms) };
+  return {
+    now: () => now,
+    advance: (ms) => {
+      now += ms;
+    },
+  };
 }
 
 /** Everything a protocol test needs. */
@@ -70,7 +75,12 @@ export async function fixture(
   const table = await freshTable(server);
   const memory = new MemoryObjectStore();
   const store = new InstrumentedObjectStore(inner ?? memory);
-  const config = validateSettings({ flushIntervalMs: 1000, durablePollMs: 5, durableWaitMs: 2000, ...settings });
+  const config = validateSettings({
+    flushIntervalMs: 1000,
+    durablePollMs: 5,
+    durableWaitMs: 2000,
+    ...settings,
+  });
   const clock = testClock();
   const flushRequests: string[] = [];
   return {

@@ -27,7 +27,7 @@ export const BASE_BYTES = encodeWal(BASE);
 export interface CorruptCase {
   when: string;
   bytes: Uint8Array;
-  error: typeof CorruptDataError;
+  error: new (...args: never[]) => CorruptDataError;
   message: RegExp;
 }
 

@@ -86,7 +86,8 @@ const isSet = (raw: unknown): boolean => raw !== undefined && raw !== null && ra
 function wholeNumber(get: ContextReader, key: string, fallback: number, min: number): number {
   const raw = get(key);
   if (!isSet(raw)) return fallback;
-  const value = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(raw.trim()) : Number.NaN;
+  const value =
+    typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(raw.trim()) : Number.NaN;
   if (!Number.isInteger(value) || value < min) {
     throw new ContextError(key, raw, `expected a whole number of at least ${min}`);
   }
@@ -101,7 +102,11 @@ function authorizerFrom(get: ContextReader): ApiAuthorizer {
   }
   const issuer = get(DEPLOY_CONTEXT.jwtIssuer);
   if (typeof issuer !== 'string' || !/^https:\/\/\S+$/.test(issuer)) {
-    throw new ContextError(DEPLOY_CONTEXT.jwtIssuer, issuer, 'authorizer=jwt needs the issuer as an https:// URL');
+    throw new ContextError(
+      DEPLOY_CONTEXT.jwtIssuer,
+      issuer,
+      'authorizer=jwt needs the issuer as an https:// URL',
+    );
   }
   const rawAudience = get(DEPLOY_CONTEXT.jwtAudience);
   const audience = (Array.isArray(rawAudience) ? rawAudience : String(rawAudience ?? '').split(','))
@@ -131,11 +136,15 @@ function alarmEmailFrom(get: ContextReader): string | undefined {
  * `flushIntervalMS` would otherwise deploy the default without a word.
  * Keys with `:`, `@`, `-` or `/` belong to the CDK and its feature flags.
  */
-function rejectUnknownKeys(keys: readonly string[]): void {
+function rejectUnknownKeys(get: ContextReader, keys: readonly string[]): void {
   const known = new Set<string>([...Object.keys(SETTINGS), ...Object.values(DEPLOY_CONTEXT)]);
   for (const key of keys) {
     if (/^[a-z][a-zA-Z0-9]*$/.test(key) && !known.has(key)) {
-      throw new ContextError(key, 'unknown', `not a shardwal context key; known keys: ${[...known].join(', ')}`);
+      throw new ContextError(
+        key,
+        get(key),
+        `not a shardwal context key; known keys: ${[...known].join(', ')}`,
+      );
     }
   }
 }
@@ -145,8 +154,11 @@ function rejectUnknownKeys(keys: readonly string[]): void {
  * check); `get` reads one. Throws `ConfigError` (service settings, naming the
  * environment name) or `ContextError` (deployment keys, naming the key).
  */
-export function settingsFromContext(get: ContextReader, keys: readonly string[] = []): DeploySettings {
-  rejectUnknownKeys(keys);
+export function settingsFromContext(
+  get: ContextReader,
+  keys: readonly string[] = [],
+): DeploySettings {
+  rejectUnknownKeys(get, keys);
   const raw: RawSettings = { durablePuts: get(DEPLOY_CONTEXT.durablePuts) };
   for (const name of Object.keys(SETTINGS) as SettingName[]) raw[name] = get(name);
 
@@ -190,8 +202,18 @@ export function settingsFromContext(get: ContextReader, keys: readonly string[] 
     service: { ...service, flushIntervalMs: intervalMs },
     ticker: planSchedule(intervalMs),
     environment,
-    exportEveryMinutes: wholeNumber(get, DEPLOY_CONTEXT.exportEveryMinutes, DEPLOY_DEFAULTS.exportEveryMinutes, 1),
-    verifyEveryMinutes: wholeNumber(get, DEPLOY_CONTEXT.verifyEveryMinutes, DEPLOY_DEFAULTS.verifyEveryMinutes, 1),
+    exportEveryMinutes: wholeNumber(
+      get,
+      DEPLOY_CONTEXT.exportEveryMinutes,
+      DEPLOY_DEFAULTS.exportEveryMinutes,
+      1,
+    ),
+    verifyEveryMinutes: wholeNumber(
+      get,
+      DEPLOY_CONTEXT.verifyEveryMinutes,
+      DEPLOY_DEFAULTS.verifyEveryMinutes,
+      1,
+    ),
     alarmEmail: alarmEmailFrom(get),
     authorizer: authorizerFrom(get),
     apiRateLimit: wholeNumber(get, DEPLOY_CONTEXT.apiRateLimit, DEPLOY_DEFAULTS.apiRateLimit, 1),

@@ -7,8 +7,8 @@
 import { App, type AppProps, Validations } from 'aws-cdk-lib';
 import type { Code } from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { ShardwalStack } from './shardwal-stack.js';
 import { settingsFromContext } from './settings.js';
+import { ShardwalStack } from './shardwal-stack.js';
 
 /** Id (and default CloudFormation name) of the stack. */
 export const STACK_ID = 'Shardwal';
@@ -20,7 +20,10 @@ export interface ShardwalAppOptions extends AppProps {
 }
 
 /** The app and its one stack. */
-export function createShardwalApp(options: ShardwalAppOptions = {}): { app: App; stack: ShardwalStack } {
+export function createShardwalApp(options: ShardwalAppOptions = {}): {
+  app: App;
+  stack: ShardwalStack;
+} {
   const { functionCode, ...appProps } = options;
   const app = new App(appProps);
   const settings = settingsFromContext(

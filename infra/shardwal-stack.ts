@@ -4,16 +4,15 @@
  * lives in its own construct under `constructs/`; this file only wires them.
  */
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
-import { Effect, ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Code } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
 import { Alarms } from './constructs/alarms.js';
-import { Api, ROUTES } from './constructs/api.js';
+import { Api } from './constructs/api.js';
 import { ServiceDashboard } from './constructs/dashboard.js';
 import { Functions } from './constructs/functions.js';
-import { acknowledgeWildcardResources, refToken } from './constructs/nag.js';
 import { grantLeastPrivilege } from './constructs/permissions.js';
+import { ProducerPolicy } from './constructs/producer-policy.js';
 import { Queues } from './constructs/queues.js';
 import { Schedules } from './constructs/schedules.js';
 import { functionSizes } from './constructs/sizing.js';
@@ -108,7 +107,11 @@ export class ShardwalStack extends Stack {
       alarms: this.alarms.all,
     });
 
-    const producerPolicy = this.producerPolicy(settings);
+    const producers = new ProducerPolicy(this, 'ProducerPolicy', {
+      ingestQueue: this.queues.ingest,
+      httpApi: this.api.httpApi,
+      authorizer: settings.authorizer,
+    });
     const outputs: Record<string, string> = {
       ApiUrl: this.api.url,
       BucketName: this.storage.bucket.bucketName,
@@ -116,49 +119,10 @@ export class ShardwalStack extends Stack {
       IngestQueueUrl: this.queues.ingest.queueUrl,
       FlushQueueUrl: this.queues.flush.queueUrl,
       RecoverFunctionName: fns.recover.functionName,
-      ProducerPolicyArn: producerPolicy.managedPolicyArn,
+      ProducerPolicyArn: producers.policy.managedPolicyArn,
       AlarmTopicArn: this.alarms.topic.topicArn,
       DashboardName: dashboard.dashboard.dashboardName,
     };
     for (const [name, value] of Object.entries(outputs)) new CfnOutput(this, name, { value });
-  }
-
-  /**
-   * A policy for producers to attach to their own role: send to the ingest
-   * queue and, with the IAM authorizer, call the API routes. Nothing else.
-   */
-  private producerPolicy(settings: DeploySettings): ManagedPolicy {
-    const statements = [
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        actions: ['sqs:SendMessage'],
-        resources: [this.queues.ingest.queueArn],
-      }),
-    ];
-    const routes = [ROUTES.put, ROUTES.shardStatus, ROUTES.seqStatus];
-    // `{param}` segments become `*` in an execute-api ARN.
-    const routeArns = routes.map((r) =>
-      this.api.httpApi.arnForExecuteApi(r.method, r.path.replace(/\{[^}]+\}/g, '*'), '$default'),
-    );
-    if (settings.authorizer.kind === 'iam') {
-      statements.push(
-        new PolicyStatement({ effect: Effect.ALLOW, actions: ['execute-api:Invoke'], resources: routeArns }),
-      );
-    }
-    const policy = new ManagedPolicy(this, 'ProducerPolicy', {
-      description: 'shardwal producers: put rows (ingest queue, HTTP API) and read shard status',
-      statements,
-    });
-    if (settings.authorizer.kind === 'iam') {
-      acknowledgeWildcardResources(
-        policy,
-        routes.map(
-          (r) =>
-            `arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:${refToken(this.api.httpApi)}/$default/${r.method}${r.path.replace(/\{[^}]+\}/g, '*')}`,
-        ),
-        'Route ARNs carry * for the {shard} and {seq} path parameters: producers choose shard names at run time; method and route are fixed.',
-      );
-    }
-    return policy;
   }
 }

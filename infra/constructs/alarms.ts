@@ -2,8 +2,12 @@
  * Alarms that mean an operator should look, all notifying one SNS topic:
  *
  *   FlushLag        the oldest buffered batch waits far longer than the interval
+ *   FlushErrors     flushers logged errors for 15 minutes running (a failing flush
+ *                   is caught and retried next tick, so it neither fails the
+ *                   invocation nor emits a lag metric; this is how it shows)
  *   TickerStopped   no flush tick ran: durable puts would wait forever
- *   PoisonedShards  a shard is poisoned (gauge) / ShardsPoisoned: one was just poisoned
+ *   PoisonedShards  a flush met (or left) its shard poisoned / ShardsPoisoned: a shard
+ *                   was poisoned (both: any datapoint ≥ 1)
  *   <queue>DlqDepth messages were dead-lettered
  *   <fn>Errors      a function invocation failed
  */
@@ -17,11 +21,12 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { Metric } from '../../lib/observability/metric-names.js';
+import { METRICS_NAMESPACE, Metric } from '../../lib/observability/metric-names.js';
 import type { SchedulePlan } from '../../lib/ticker/schedule-plan.js';
 import type { HandlerName } from './functions.js';
 import { MAX_RECEIVE_COUNT } from './queues.js';
@@ -31,6 +36,9 @@ import { serviceMetric } from './service-metrics.js';
 export function flushLagThresholdMs(intervalMs: number): number {
   return 5 * intervalMs + 60_000;
 }
+
+/** Metric counted from the flushers' logs: Powertools lines at level ERROR. */
+export const FLUSH_ERROR_LOGS_METRIC = 'FlushErrorLogs';
 
 /** Props of `Alarms`. */
 export interface AlarmsProps {
@@ -56,13 +64,18 @@ export class Alarms extends Construct {
       metric: IMetric,
       threshold: number,
       description: string,
-      extra: { comparison?: ComparisonOperator; missing?: TreatMissingData; evaluationPeriods?: number } = {},
+      extra: {
+        comparison?: ComparisonOperator;
+        missing?: TreatMissingData;
+        evaluationPeriods?: number;
+      } = {},
     ) => {
       const created = new Alarm(this, alarmId, {
         metric,
         threshold,
         alarmDescription: description,
-        comparisonOperator: extra.comparison ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        comparisonOperator:
+          extra.comparison ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: extra.evaluationPeriods ?? 1,
         // Most of these metrics are only emitted when something happens.
         treatMissingData: extra.missing ?? TreatMissingData.NOT_BREACHING,
@@ -79,8 +92,26 @@ export class Alarms extends Construct {
       'FlushLag',
       serviceMetric(Metric.flushLagMs, { statistic: Stats.MAXIMUM, period: tickPeriod }),
       lagMs,
-      `The oldest buffered batch has waited ${lagMs} ms (5 flush intervals + 60 s) or more in two consecutive periods: flushes are failing or falling behind.`,
+      `The oldest buffered batch has waited ${lagMs} ms (5 flush intervals + 60 s) or more in two consecutive periods: flushes are falling behind (failing flushes show as FlushErrors).`,
       { comparison: ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 2 },
+    );
+    const flushErrorLogs = (['flushTick', 'flushWorker'] as const).map(
+      (name) =>
+        new MetricFilter(this, `${name}ErrorLogs`, {
+          logGroup: props.functions[name].logGroup,
+          filterPattern: FilterPattern.stringValue('$.level', '=', 'ERROR'),
+          metricNamespace: METRICS_NAMESPACE,
+          metricName: FLUSH_ERROR_LOGS_METRIC,
+          metricValue: '1',
+        }),
+    );
+    alarm(
+      'FlushErrors',
+      // Both filters feed the one metric (same namespace and name, no dimensions).
+      flushErrorLogs[0]!.metric({ statistic: Stats.SUM, period: Duration.minutes(5) }),
+      1,
+      'The flushers logged errors in three consecutive 5-minute periods: flushes keep failing (S3, DynamoDB, permissions) and are only being retried. See the flushTick/flushWorker logs.',
+      { evaluationPeriods: 3 },
     );
     const stoppedPeriod = Duration.minutes(Math.max(5, 2 * props.ticker.rateMinutes));
     alarm(
@@ -95,7 +126,7 @@ export class Alarms extends Construct {
       'PoisonedShards',
       serviceMetric(Metric.poisonedShards, { statistic: Stats.MAXIMUM, period: fiveMinutes }),
       1,
-      'At least one shard is poisoned (its record and S3 diverged, or an append failed terminally); puts to it get 503. Run a rebuild (docs/deploy.md).',
+      'A shard is poisoned (its record and S3 diverged, or an append failed terminally); puts to it get 503 until it is rebuilt (docs/deploy.md).',
     );
     alarm(
       'ShardsPoisoned',
@@ -106,7 +137,10 @@ export class Alarms extends Construct {
     for (const [name, dlq] of Object.entries(props.deadLetterQueues)) {
       alarm(
         `${name}DlqDepth`,
-        dlq.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: fiveMinutes }),
+        dlq.metricApproximateNumberOfMessagesVisible({
+          statistic: Stats.MAXIMUM,
+          period: fiveMinutes,
+        }),
         1,
         `Messages are waiting in the ${name} dead-letter queue: each failed ${MAX_RECEIVE_COUNT} receives; inspect and redrive them.`,
       );

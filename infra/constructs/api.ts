@@ -92,7 +92,11 @@ export class Api extends Construct {
 
     const put = new HttpLambdaIntegration('Put', props.putHandler);
     const status = new HttpLambdaIntegration('Status', props.statusHandler);
-    this.httpApi.addRoutes({ path: ROUTES.put.path, methods: [ROUTES.put.method], integration: put });
+    this.httpApi.addRoutes({
+      path: ROUTES.put.path,
+      methods: [ROUTES.put.method],
+      integration: put,
+    });
     for (const route of [ROUTES.shardStatus, ROUTES.seqStatus]) {
       this.httpApi.addRoutes({ path: route.path, methods: [route.method], integration: status });
     }

@@ -8,6 +8,7 @@ import {
   Dashboard,
   GraphWidget,
   type IMetric,
+  MathExpression,
   Stats,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -37,7 +38,9 @@ export class ServiceDashboard extends Construct {
     this.dashboard.addWidgets(
       graph('Rows in', [serviceMetric(Metric.putRows, { statistic: Stats.SUM, label: 'rows' })]),
       graph('Bytes in', [serviceMetric(Metric.putBytes, { statistic: Stats.SUM, label: 'bytes' })]),
-      graph('Puts rejected', [serviceMetric(Metric.putRejected, { statistic: Stats.SUM, label: 'rejected' })]),
+      graph('Puts rejected', [
+        serviceMetric(Metric.putRejected, { statistic: Stats.SUM, label: 'rejected' }),
+      ]),
     );
     this.dashboard.addWidgets(
       graph('Flush latency (ms)', [
@@ -45,8 +48,16 @@ export class ServiceDashboard extends Construct {
         serviceMetric(Metric.flushLatencyMs, { statistic: Stats.p(99), label: 'p99' }),
       ]),
       graph('WAL objects per tick', [
-        // Emitted once per tick: the average is objects per tick, the sum per minute.
-        serviceMetric(Metric.walObjectsWritten, { statistic: Stats.AVERAGE, label: 'per tick' }),
+        // WalObjectsWritten counts 1 per object; TickDurationMs has one sample per tick.
+        new MathExpression({
+          expression: 'objects / ticks',
+          usingMetrics: {
+            objects: serviceMetric(Metric.walObjectsWritten, { statistic: Stats.SUM }),
+            ticks: serviceMetric(Metric.tickDurationMs, { statistic: Stats.SAMPLE_COUNT }),
+          },
+          label: 'per tick',
+          period: Duration.minutes(1),
+        }),
         serviceMetric(Metric.walObjectsWritten, { statistic: Stats.SUM, label: 'per minute' }),
       ]),
       graph(
@@ -58,7 +69,9 @@ export class ServiceDashboard extends Construct {
     this.dashboard.addWidgets(
       graph(
         'Function errors',
-        Object.entries(props.functions).map(([name, fn]) => fn.metricErrors({ statistic: Stats.SUM, label: name })),
+        Object.entries(props.functions).map(([name, fn]) =>
+          fn.metricErrors({ statistic: Stats.SUM, label: name }),
+        ),
       ),
       graph(
         'Dead-letter queues',

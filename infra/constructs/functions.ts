@@ -85,7 +85,7 @@ export class Functions extends Construct {
         assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
         description: `shardwal ${file}: exactly the actions this handler uses`,
       });
-      // Instead of AWSLambdaBasicExecutionRole (logs:* on every log group).
+      // Instead of AWSLambdaBasicExecutionRole, which may write to every log group.
       logGroup.grantWrite(role);
       const common = {
         description: `shardwal ${file}`,
@@ -99,11 +99,17 @@ export class Functions extends Construct {
         role,
       };
       if (props.code) {
-        return new NodejsFunction(this, name, { ...common, code: props.code, handler: 'index.handler' });
+        return new NodejsFunction(this, name, {
+          ...common,
+          code: props.code,
+          handler: 'index.handler',
+        });
       }
       const entry = join(FUNCTIONS_DIR, `${file}.ts`);
       if (!existsSync(entry)) {
-        throw new Error(`handler entry ${entry} does not exist; every HANDLERS entry must have a file in functions/`);
+        throw new Error(
+          `handler entry ${entry} does not exist; every HANDLERS entry must have a file in functions/`,
+        );
       }
       return new NodejsFunction(this, name, {
         ...common,

@@ -26,7 +26,11 @@ export function refToken(construct: IConstruct): string {
 }
 
 /** Acknowledges IAM5 for exactly these wildcard resources on `scope`, with one reason. */
-export function acknowledgeWildcardResources(scope: IConstruct, resources: readonly string[], reason: string): void {
+export function acknowledgeWildcardResources(
+  scope: IConstruct,
+  resources: readonly string[],
+  reason: string,
+): void {
   for (const resource of resources) {
     Validations.of(scope).acknowledge({ id: `AwsSolutions-IAM5[Resource::${resource}]`, reason });
   }

@@ -38,7 +38,7 @@ export const KEY_PATTERNS = {
 } as const;
 
 /** PutObject only when the request carries `If-None-Match` (create-if-absent). */
-const CREATE_IF_ABSENT = { Null: { 's3:if-none-match': 'false' } };
+const CREATE_IF_ABSENT: Record<string, unknown> = { Null: { 's3:if-none-match': 'false' } };
 
 /** Resources the grants refer to. */
 export interface PermissionTargets {
@@ -52,19 +52,25 @@ export interface PermissionTargets {
 export function grantLeastPrivilege(t: PermissionTargets): void {
   const tableArn = t.table.tableArn;
   const pendingIndexArn = `${tableArn}/index/${TABLE_LAYOUT.pendingIndex}`;
-  const allow = (name: HandlerName, actions: readonly string[], resources: string[], conditions?: object) =>
+  const allow = (
+    name: HandlerName,
+    actions: readonly string[],
+    resources: string[],
+    conditions?: Record<string, unknown>,
+  ) =>
     t.functions[name].addToRolePolicy(
       new PolicyStatement({
         actions: [...actions],
         resources,
-        ...(conditions ? { conditions: conditions as Record<string, unknown> } : {}),
+        ...(conditions ? { conditions } : {}),
       }),
     );
   const objects = (pattern: string) => t.bucket.arnForObjects(pattern);
-  const sendFlushRequests = (name: HandlerName) => allow(name, ['sqs:SendMessage'], [t.flushQueue.queueArn]);
-  // ListBucket cannot be scoped to a key prefix without also denying the
-  // ListBucket check S3 makes for a GetObject of a missing key (turning the
-  // 404 that "no such WAL object" relies on into a 403).
+  const sendFlushRequests = (name: HandlerName) =>
+    allow(name, ['sqs:SendMessage'], [t.flushQueue.queueArn]);
+  // ListBucket applies to the bucket ARN, and is not narrowed by an s3:prefix
+  // condition: S3 also consults it to answer a GetObject of a missing key with
+  // 404 rather than 403, and that check carries no prefix.
   const listBucket = (name: HandlerName) => allow(name, ['s3:ListBucket'], [t.bucket.bucketArn]);
 
   for (const put of ['putHttp', 'putSqs'] as const) {
@@ -75,7 +81,11 @@ export function grantLeastPrivilege(t: PermissionTargets): void {
   allow('statusHttp', DDB_ACTIONS.read, [tableArn]);
 
   for (const flusher of ['flushTick', 'flushWorker'] as const) {
-    allow(flusher, [...DDB_ACTIONS.read, ...DDB_ACTIONS.write, ...DDB_ACTIONS.batchWrite], [tableArn]);
+    allow(
+      flusher,
+      [...DDB_ACTIONS.read, ...DDB_ACTIONS.write, ...DDB_ACTIONS.batchWrite],
+      [tableArn],
+    );
     allow(flusher, ['dynamodb:Query'], [pendingIndexArn]);
     allow(flusher, ['s3:GetObject'], [objects(KEY_PATTERNS.wal)]);
     allow(flusher, ['s3:PutObject'], [objects(KEY_PATTERNS.wal)], CREATE_IF_ABSENT);
@@ -84,13 +94,22 @@ export function grantLeastPrivilege(t: PermissionTargets): void {
   }
   sendFlushRequests('flushTick');
 
-  const walker = [...DDB_ACTIONS.read, ...DDB_ACTIONS.write, ...DDB_ACTIONS.batchWrite, ...DDB_ACTIONS.scan];
+  const walker = [
+    ...DDB_ACTIONS.read,
+    ...DDB_ACTIONS.write,
+    ...DDB_ACTIONS.batchWrite,
+    ...DDB_ACTIONS.scan,
+  ];
   allow('export', walker, [tableArn]);
   allow('export', ['s3:GetObject'], [objects(KEY_PATTERNS.shard)]);
   allow('export', ['s3:PutObject'], [objects(KEY_PATTERNS.aof)], CREATE_IF_ABSENT);
   allow('export', ['s3:DeleteObject'], [objects(KEY_PATTERNS.wal)]);
   listBucket('export');
-  acknowledgeKeyPatterns(t.functions.export, t.bucket, [KEY_PATTERNS.shard, KEY_PATTERNS.aof, KEY_PATTERNS.wal]);
+  acknowledgeKeyPatterns(t.functions.export, t.bucket, [
+    KEY_PATTERNS.shard,
+    KEY_PATTERNS.aof,
+    KEY_PATTERNS.wal,
+  ]);
 
   allow('recover', walker, [tableArn]);
   allow('recover', ['s3:GetObject'], [objects(KEY_PATTERNS.shard)]);
@@ -103,7 +122,11 @@ export function grantLeastPrivilege(t: PermissionTargets): void {
  * name and the zero-padded position: both are data, unknown at deploy time,
  * and the grant is already narrowed to one object kind (`wal` or `aof`).
  */
-function acknowledgeKeyPatterns(fn: NodejsFunction, bucket: Bucket, patterns: readonly string[]): void {
+function acknowledgeKeyPatterns(
+  fn: NodejsFunction,
+  bucket: Bucket,
+  patterns: readonly string[],
+): void {
   acknowledgeWildcardResources(
     fn.role!,
     patterns.map((pattern) => `${arnToken(bucket)}/${pattern}`),

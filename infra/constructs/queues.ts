@@ -15,7 +15,10 @@ export const MAX_RECEIVE_COUNT = 5;
  * times the function timeout (plus the batching window), so a message is not
  * handed to a second consumer while retries of the first are still running.
  */
-export function visibilityTimeoutFor(functionTimeout: Duration, batchingWindow = Duration.seconds(0)): Duration {
+export function visibilityTimeoutFor(
+  functionTimeout: Duration,
+  batchingWindow = Duration.seconds(0),
+): Duration {
   return Duration.seconds(6 * functionTimeout.toSeconds() + batchingWindow.toSeconds());
 }
 

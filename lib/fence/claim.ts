@@ -55,9 +55,9 @@ export async function claimFlush(
   return { epoch: record.epoch, owner, record };
 }
 
-/** Releases the lease if still held under `epoch`; a newer claim makes this a no-op. */
-export async function releaseLease(table: Table, shard: string, epoch: number): Promise<void> {
-  await send(
+/** Releases the lease if still held under `epoch`; false (a no-op) when a newer claim took over. */
+export async function releaseLease(table: Table, shard: string, epoch: number): Promise<boolean> {
+  const out = await send(
     table,
     new UpdateItemCommand({
       TableName: table.tableName,
@@ -68,6 +68,7 @@ export async function releaseLease(table: Table, shard: string, epoch: number): 
     }),
     'UpdateItem release lease',
   );
+  return out !== CONDITION_FAILED;
 }
 
 /**

@@ -9,6 +9,9 @@
  *     update, so they always describe the same WAL prefix.
  * C3. Poison is sticky: only recovery clears it, and a poisoned shard admits
  *     no put and no flush claim.
+ * C4. A flusher poisons only while it still holds the shard at P (same
+ *     condition as C1): a fenced zombie resolves from a stale record, so its
+ *     "divergence" at a slot a newer flusher already committed is not one.
  */
 import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { type ShardRecord, toShardRecord } from '../memtable/shard-record.js';
@@ -57,22 +60,47 @@ export async function commitFlush(
   return out === CONDITION_FAILED ? undefined : toShardRecord(input.shard, out.Attributes ?? {});
 }
 
-/** Poisons the shard with `reason` (first reason wins). */
+/** The flusher a poison verdict comes from: its epoch and the position it was appending. */
+export interface PoisonHolder {
+  epoch: number;
+  position: number;
+}
+
+/**
+ * Poisons the shard with `reason` (first reason wins). With `holder`, only
+ * while that flusher still holds the shard at that position (C4). True when
+ * this call set the poison.
+ */
 export async function poisonShard(
   table: Table,
   shard: string,
   reason: string,
   nowMs: number,
-): Promise<void> {
-  await send(
+  holder?: PoisonHolder,
+): Promise<boolean> {
+  const values: Record<string, AttributeValue> = {
+    ':reason': { S: reason },
+    ':now': { N: String(nowMs) },
+  };
+  let condition = 'attribute_not_exists(poison)';
+  if (holder) {
+    values[':epoch'] = { N: String(holder.epoch) };
+    values[':pos'] = { N: String(holder.position) };
+    condition +=
+      holder.position === 0
+        ? ' AND epoch = :epoch AND (attribute_not_exists(walNextPos) OR walNextPos = :pos)'
+        : ' AND epoch = :epoch AND walNextPos = :pos';
+  }
+  const out = await send(
     table,
     new UpdateItemCommand({
       TableName: table.tableName,
       Key: { pk: { S: shardPk(shard) }, sk: { S: META_SK } },
       UpdateExpression: 'SET poison = :reason, poisonedAtMs = :now',
-      ConditionExpression: 'attribute_not_exists(poison)',
-      ExpressionAttributeValues: { ':reason': { S: reason }, ':now': { N: String(nowMs) } },
+      ConditionExpression: condition,
+      ExpressionAttributeValues: values,
     }),
     'UpdateItem poison shard',
   );
+  return out !== CONDITION_FAILED;
 }

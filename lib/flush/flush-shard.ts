@@ -9,7 +9,9 @@
  *   5. If it already exists, read it: an object for this shard and position
  *      that starts at `durableSeq+1` and the expected row offset is a valid
  *      append by a crashed or zombie flusher (or our own lost ack): adopt it.
- *      Anything else means the record and S3 diverged: poison and stop.
+ *      Anything else means the record and S3 diverged: poison and stop, unless
+ *      a newer flusher took over meanwhile (then we are a zombie reading a
+ *      stale record: stop as fenced, C4 in commit.ts).
  *   6. Commit the cursors, conditional on `epoch = E` and `walNextPos = P`.
  *      A failed condition means a newer flusher took over: stop, nothing lost.
  *   7. Delete the covered batch items; clear the pending marker only if no
@@ -26,9 +28,14 @@
  *     adopting another flusher's object never changes what a seq holds.
  * I4. A slot is never skipped: a 412 at P (zombie, or our own lost ack) is
  *     adopted, never "retried at P+1".
- * I5. A batch item is deleted only after a committed WAL object covers it.
+ * I5. A batch item is deleted only after a committed WAL object covers it,
+ *     except a void's head, which is never deleted: it is what makes a late
+ *     writer of a sealed seq fail its condition (GapSealedError) instead of
+ *     landing rows below `durableSeq` that no flush will ever read.
  * I6. Divergence and terminal append failures poison the shard; poison stops
- *     puts and claims and wakes durable waiters with the reason (C3).
+ *     puts and claims and wakes durable waiters with the reason (C3). Only the
+ *     current holder of the shard at P can poison it (C4): a fenced zombie
+ *     never does.
  */
 import { CorruptDataError, UnavailableError } from '../errors.js';
 import { claimFlush, releaseLease } from '../fence/claim.js';
@@ -36,7 +43,7 @@ import { commitFlush, poisonShard } from '../fence/commit.js';
 import { deleteBatches, readBatches, type StoredBatch } from '../memtable/batches.js';
 import { clearPending } from '../memtable/pending-index.js';
 import { hasPendingBatches, readShardRecord } from '../memtable/shard-record.js';
-import type { Table } from '../memtable/table.js';
+import { batchSk, type Table } from '../memtable/table.js';
 import { walKey } from '../paths.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { decodeWal } from '../wal/decode.js';
@@ -117,7 +124,9 @@ export async function flushShard(deps: FlushDeps, shard: string): Promise<FlushO
     nowMs: deps.now(),
   });
   if (resolved.batches.length === 0) {
-    await releaseLease(table, shard, epoch);
+    // A fenced zombie sees the batches a newer flusher covered (and deleted) as gaps.
+    const held = await releaseLease(table, shard, epoch);
+    if (!held) return { status: 'fenced', shard, epoch, position: record.walNextPos };
     return { status: 'waiting-on-gap', shard, seq: resolved.waitingOnSeq ?? record.durableSeq + 1 };
   }
   await hit(FaultPoint.afterResolve);
@@ -141,6 +150,8 @@ export async function flushShard(deps: FlushDeps, shard: string): Promise<FlushO
       deps,
       shard,
       `WAL append at ${key} failed terminally: ${(error as Error).message}`,
+      epoch,
+      position,
     );
   }
   await hit(FaultPoint.afterWalWrite);
@@ -156,14 +167,17 @@ export async function flushShard(deps: FlushDeps, shard: string): Promise<FlushO
       shard,
       position,
     );
-    if (typeof verdict === 'string') return poison(deps, shard, verdict);
+    if (typeof verdict === 'string') return poison(deps, shard, verdict, epoch, position);
     existing = verdict;
     written = verdict.header;
     adopted = true;
   }
   const covered = await coveredBatches(table, shard, resolved.batches, written.lastSeq);
   const mismatch = existing && contentMismatch(existing, covered);
-  if (mismatch) return poison(deps, shard, `shard record and S3 diverged at ${key}: ${mismatch}`);
+  if (mismatch) {
+    const reason = `shard record and S3 diverged at ${key}: ${mismatch}`;
+    return poison(deps, shard, reason, epoch, position);
+  }
 
   // 6. Commit, fenced by epoch and position.
   const committed = await commitFlush(table, {
@@ -178,11 +192,7 @@ export async function flushShard(deps: FlushDeps, shard: string): Promise<FlushO
   await hit(FaultPoint.afterCommit);
 
   // 7. Tidy: covered batch items, then the pending marker.
-  await deleteBatches(
-    table,
-    shard,
-    covered.flatMap((batch) => batch.itemKeys),
-  );
+  await deleteBatches(table, shard, covered.flatMap(deletableItemKeys));
   await hit(FaultPoint.beforeClearPending);
   const more = hasPendingBatches(committed);
   if (!more) await clearPending(table, shard, committed.nextSeq);
@@ -200,6 +210,13 @@ export async function flushShard(deps: FlushDeps, shard: string): Promise<FlushO
     lagMs: deps.now() - Math.min(...covered.map((batch) => batch.createdAtMs)),
     more,
   };
+}
+
+/** Item keys to delete once `batch` is committed: all but a void's head (I5). */
+function deletableItemKeys(batch: StoredBatch): string[] {
+  if (batch.kind !== 'void') return batch.itemKeys;
+  const head = batchSk(batch.seq);
+  return batch.itemKeys.filter((key) => key !== head);
 }
 
 /** Step 5: the existing object if its header is adoptable, or the divergence reason. */
@@ -254,7 +271,18 @@ async function coveredBatches(
   return [...mine, ...rest];
 }
 
-async function poison(deps: FlushDeps, shard: string, reason: string): Promise<FlushOutcome> {
-  await poisonShard(deps.table, shard, reason, deps.now());
-  return { status: 'poisoned', shard, reason };
+/** Poisons the shard as the holder of epoch E at P; a flusher fenced meanwhile stops as fenced (C4). */
+async function poison(
+  deps: FlushDeps,
+  shard: string,
+  reason: string,
+  epoch: number,
+  position: number,
+): Promise<FlushOutcome> {
+  if (await poisonShard(deps.table, shard, reason, deps.now(), { epoch, position })) {
+    return { status: 'poisoned', shard, reason };
+  }
+  const record = await readShardRecord(deps.table, shard);
+  if (record?.poison) return { status: 'poisoned', shard, reason: record.poison };
+  return { status: 'fenced', shard, epoch, position };
 }

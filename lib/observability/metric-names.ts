@@ -27,5 +27,14 @@ export const Metric = {
   shardsFannedOut: 'ShardsFannedOut',
   verifyFindings: 'VerifyFindings',
   exportRows: 'ExportRows',
+  verifyHeals: 'VerifyHeals',
+  exportBytes: 'ExportBytes',
+  exportDurationMs: 'ExportDurationMs',
+  exportFallbacks: 'ExportFallbacks',
+  walObjectsRetired: 'WalObjectsRetired',
+  rebuildRows: 'RebuildRows',
+  rebuildDurationMs: 'RebuildDurationMs',
+  rebuildsStopped: 'RebuildsStopped',
+  rowsRejected: 'RowsRejected',
 } as const;
 export type MetricName = (typeof Metric)[keyof typeof Metric];

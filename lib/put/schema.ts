@@ -13,6 +13,35 @@ import type { JsonObject } from '../wal/format.js';
 export const DELETE_MEMBER = '$delete';
 /** Longest key accepted, in characters. */
 export const MAX_KEY_CHARS = 1024;
+/**
+ * Deepest nesting accepted in a row (the row object is level 1). Deeper
+ * values overflow the stack of the JSON encoders downstream, so they are
+ * refused here as bad input rather than failing later as a 500.
+ */
+export const MAX_ROW_DEPTH = 100;
+
+function kindOf(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+}
+
+// Not `z.record`: that copies each row by assignment, so an own `__proto__`
+// member would become the copy's prototype and silently vanish from the data.
+const rowSchema = z.custom<Record<string, unknown>>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  { error: (issue) => `expected a JSON object, got ${kindOf(issue.input)}` },
+);
+
+/** True when `value` nests objects or arrays deeper than `limit` levels (iterative: no recursion). */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
 
 const keyName = z
   .string()
@@ -23,12 +52,20 @@ const keyName = z
 function bodySchema(maxRows: number) {
   return z
     .object({
-      rows: z.array(z.record(z.string(), z.unknown())).min(1).max(maxRows),
+      rows: z.array(rowSchema).min(1).max(maxRows),
       key: keyName.optional(),
     })
     .strict()
     .superRefine((body, ctx) => {
       body.rows.forEach((row, index) => {
+        if (nestsDeeperThan(row, MAX_ROW_DEPTH)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['rows', index],
+            message: `nested deeper than ${MAX_ROW_DEPTH} levels`,
+          });
+          return;
+        }
         const isDelete = row[DELETE_MEMBER];
         if (isDelete !== undefined && isDelete !== true) {
           ctx.addIssue({

@@ -12,10 +12,13 @@
  * T4. Only one tick or request batch runs at a time.
  * T5. `stop()` lets the running work finish, then runs a final tick and the
  *     queued requests, so nothing acked is left buffered.
+ * A tick that throws is reported to `onError` and the loop goes on: a failed
+ * tick is retried by the next one, never an unhandled rejection.
  */
 
 import { SETTINGS } from '../config.js';
 import { ConfigError } from '../errors.js';
+import { logger } from '../observability/telemetry.js';
 
 /** What the ticker drives. */
 export interface TickerOptions {
@@ -25,6 +28,8 @@ export interface TickerOptions {
   /** Flush the given shards now (requests). */
   flushShards: (shards: string[]) => Promise<void>;
   now?: () => number;
+  /** Called with the error of a failed tick; logs it by default. */
+  onError?: (error: unknown) => void;
 }
 
 interface Waiter {
@@ -78,8 +83,11 @@ export class FlushTicker {
     this.#timer = undefined;
     await this.#running;
     await this.#drainRequests();
-    await this.#options.tick();
-    await this.#drainRequests();
+    try {
+      await this.#options.tick(); // the final tick's failure is the caller's to see
+    } finally {
+      await this.#drainRequests();
+    }
   }
 
   #schedule(): void {
@@ -100,6 +108,8 @@ export class FlushTicker {
     if (this.#stopped || this.#now() < this.#nextTickAt) return;
     try {
       await this.#options.tick();
+    } catch (error) {
+      (this.#options.onError ?? reportTickError)(error);
     } finally {
       this.#nextTickAt = this.#now() + this.#options.intervalMs; // T2
     }
@@ -118,6 +128,10 @@ export class FlushTicker {
       }
     }
   }
+}
+
+function reportTickError(error: unknown): void {
+  logger.error('flush tick failed; the next tick retries', { error: error as Error });
 }
 
 /** Inputs of `runTicksUntil`. */

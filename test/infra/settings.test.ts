@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../lib/errors.js';
-import { createShardwalApp } from '../../infra/shardwal-app.js';
 import { ContextError, settingsFromContext } from '../../infra/settings.js';
+import { createShardwalApp } from '../../infra/shardwal-app.js';
+import { ConfigError } from '../../lib/errors.js';
 
 const from = (context: Record<string, unknown>) =>
   settingsFromContext((key) => context[key], Object.keys(context));
@@ -10,7 +10,9 @@ describe('settingsFromContext', () => {
   describe('flushIntervalMs', () => {
     it('rejects 0, naming SHARDWAL_FLUSH_INTERVAL_MS and the value', () => {
       expect(() => from({ flushIntervalMs: 0 })).toThrow(ConfigError);
-      expect(() => from({ flushIntervalMs: '0' })).toThrow(/SHARDWAL_FLUSH_INTERVAL_MS="0".*at least 1/);
+      expect(() => from({ flushIntervalMs: '0' })).toThrow(
+        /SHARDWAL_FLUSH_INTERVAL_MS="0".*at least 1/,
+      );
     });
 
     it('rejects 90000 because intervals of a minute or more must be whole minutes', () => {
@@ -35,7 +37,7 @@ describe('settingsFromContext', () => {
       );
     });
 
-    it("passes the service default interval explicitly when the user set none", () => {
+    it('passes the service default interval explicitly when the user set none', () => {
       expect(from({}).environment).toEqual({ SHARDWAL_FLUSH_INTERVAL_MS: '1000' });
     });
   });
@@ -70,7 +72,11 @@ describe('settingsFromContext', () => {
     it('defaults to IAM auth, export every 15 minutes, verify hourly, no alarm email', () => {
       const s = from({});
       expect(s.authorizer).toEqual({ kind: 'iam' });
-      expect([s.exportEveryMinutes, s.verifyEveryMinutes, s.alarmEmail]).toEqual([15, 60, undefined]);
+      expect([s.exportEveryMinutes, s.verifyEveryMinutes, s.alarmEmail]).toEqual([
+        15,
+        60,
+        undefined,
+      ]);
     });
 
     it('rejects a schedule of 0 minutes, naming the key', () => {
@@ -80,9 +86,12 @@ describe('settingsFromContext', () => {
 
     it('requires an https issuer and an audience for the JWT authorizer', () => {
       expect(() => from({ authorizer: 'jwt' })).toThrow(/jwtIssuer/);
-      expect(() => from({ authorizer: 'jwt', jwtIssuer: 'https://idp.example.com' })).toThrow(/jwtAudience/);
+      expect(() => from({ authorizer: 'jwt', jwtIssuer: 'https://idp.example.com' })).toThrow(
+        /jwtAudience/,
+      );
       expect(
-        from({ authorizer: 'jwt', jwtIssuer: 'https://idp.example.com', jwtAudience: 'a, b' }).authorizer,
+        from({ authorizer: 'jwt', jwtIssuer: 'https://idp.example.com', jwtAudience: 'a, b' })
+          .authorizer,
       ).toEqual({ kind: 'jwt', issuer: 'https://idp.example.com', audience: ['a', 'b'] });
     });
 
@@ -92,11 +101,15 @@ describe('settingsFromContext', () => {
     });
 
     it('rejects a camelCase key it does not know (a typo would deploy the default)', () => {
-      expect(() => from({ flushIntervalMS: 10_000 })).toThrow(/flushIntervalMS.*not a shardwal context key/);
+      expect(() => from({ flushIntervalMS: 10_000 })).toThrow(
+        /flushIntervalMS.*not a shardwal context key/,
+      );
     });
 
     it('ignores CDK keys such as feature flags', () => {
-      expect(() => from({ '@aws-cdk/core:checkSecretUsage': true, 'cli-telemetry': false })).not.toThrow();
+      expect(() =>
+        from({ '@aws-cdk/core:checkSecretUsage': true, 'cli-telemetry': false }),
+      ).not.toThrow();
     });
   });
 });

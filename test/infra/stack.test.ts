@@ -39,7 +39,10 @@ describe('ShardwalStack', () => {
     });
 
     it('is retained when the stack is deleted', () => {
-      s.template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+      s.template.hasResource('AWS::DynamoDB::Table', {
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
+      });
     });
   });
 
@@ -56,15 +59,24 @@ describe('ShardwalStack', () => {
           IgnorePublicAcls: true,
           RestrictPublicBuckets: true,
         },
-        BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+        BucketEncryption: {
+          ServerSideEncryptionConfiguration: [
+            { ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } },
+          ],
+        },
         VersioningConfiguration: { Status: 'Enabled' },
         OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
-        LoggingConfiguration: { DestinationBucketName: { Ref: logicalIdOf(s.stack.storage.accessLogBucket) } },
+        LoggingConfiguration: {
+          DestinationBucketName: { Ref: logicalIdOf(s.stack.storage.accessLogBucket) },
+        },
       });
     });
 
     it('never expires or transitions a current object; only housekeeping of uploads and old versions', () => {
-      const rules = dataBucket().Properties.LifecycleConfiguration.Rules as Record<string, unknown>[];
+      const rules = dataBucket().Properties.LifecycleConfiguration.Rules as Record<
+        string,
+        unknown
+      >[];
       expect(rules).toEqual([
         {
           Id: 'housekeeping',
@@ -81,8 +93,16 @@ describe('ShardwalStack', () => {
         Bucket: { Ref: logicalIdOf(s.stack.storage.bucket) },
         PolicyDocument: {
           Statement: Match.arrayWith([
-            Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-            Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { NumericLessThan: { 's3:TlsVersion': 1.2 } } }),
+            Match.objectLike({
+              Effect: 'Deny',
+              Action: 's3:*',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
+            Match.objectLike({
+              Effect: 'Deny',
+              Action: 's3:*',
+              Condition: { NumericLessThan: { 's3:TlsVersion': 1.2 } },
+            }),
           ]),
         },
       });
@@ -112,14 +132,21 @@ describe('ShardwalStack', () => {
       const policies = Object.values(s.template.findResources('AWS::SQS::QueuePolicy'));
       expect(policies).toHaveLength(4);
       for (const p of policies) {
-        expect(JSON.stringify(p.Properties.PolicyDocument)).toContain('"aws:SecureTransport":"false"');
+        expect(JSON.stringify(p.Properties.PolicyDocument)).toContain(
+          '"aws:SecureTransport":"false"',
+        );
       }
     });
 
     it('sets visibility timeouts of at least six times the consumer timeout', () => {
-      const fnTimeout = (name: HandlerName) => resource(functionId(s, name)).Properties.Timeout as number;
-      expect(queue(s.stack.queues.ingest).VisibilityTimeout).toBeGreaterThanOrEqual(6 * fnTimeout('putSqs'));
-      expect(queue(s.stack.queues.flush).VisibilityTimeout).toBeGreaterThanOrEqual(6 * fnTimeout('flushWorker'));
+      const fnTimeout = (name: HandlerName) =>
+        resource(functionId(s, name)).Properties.Timeout as number;
+      expect(queue(s.stack.queues.ingest).VisibilityTimeout).toBeGreaterThanOrEqual(
+        6 * fnTimeout('putSqs'),
+      );
+      expect(queue(s.stack.queues.flush).VisibilityTimeout).toBeGreaterThanOrEqual(
+        6 * fnTimeout('flushWorker'),
+      );
     });
 
     it('keeps queues holding producers rows when the stack is deleted', () => {
@@ -189,9 +216,16 @@ describe('ShardwalStack', () => {
     it('scales flusher memory with flush concurrency and WAL object size', () => {
       const big = synth({ flushConcurrency: 16, maxWalObjectBytes: 64 * 1024 * 1024 });
       // 3 × 16 × 64 MiB + 256 MiB baseline.
-      expect(big.template.toJSON().Resources[functionId(big, 'flushTick')].Properties.MemorySize).toBe(3328);
-      expect(big.template.toJSON().Resources[functionId(big, 'flushTick')].Properties.Environment.Variables)
-        .toMatchObject({ SHARDWAL_FLUSH_CONCURRENCY: '16', SHARDWAL_MAX_WAL_OBJECT_BYTES: '67108864' });
+      expect(
+        big.template.toJSON().Resources[functionId(big, 'flushTick')].Properties.MemorySize,
+      ).toBe(3328);
+      expect(
+        big.template.toJSON().Resources[functionId(big, 'flushTick')].Properties.Environment
+          .Variables,
+      ).toMatchObject({
+        SHARDWAL_FLUSH_CONCURRENCY: '16',
+        SHARDWAL_MAX_WAL_OBJECT_BYTES: '67108864',
+      });
     });
   });
 });

@@ -11,8 +11,8 @@ import { Code } from 'aws-cdk-lib/aws-lambda';
 import type { HandlerName } from '../../infra/constructs/functions.js';
 import { PROJECT_ROOT } from '../../infra/constructs/functions.js';
 import { logicalIdOf } from '../../infra/constructs/nag.js';
-import type { ShardwalStack } from '../../infra/shardwal-stack.js';
 import { createShardwalApp } from '../../infra/shardwal-app.js';
+import type { ShardwalStack } from '../../infra/shardwal-stack.js';
 
 /** The `context` block of cdk.json. */
 export function cdkJsonContext(): Record<string, unknown> {
@@ -28,10 +28,17 @@ export interface Synthesized {
   template: Template;
 }
 
-/** Builds the app with `context` on top of cdk.json's and synthesizes it. */
+/**
+ * Builds the app with `context` on top of cdk.json's and synthesizes it.
+ * cdk-nag runs on every synth (an unacknowledged error throws). The CDK's
+ * built-in CloudFormation schema validation (a WASM module, ~6 s on first
+ * use) is left to cdk-synth.test.ts, which runs it through the CLI as
+ * `npm run synth` does.
+ */
 export function synth(context: Record<string, unknown> = {}): Synthesized {
   const { stack } = createShardwalApp({
     context: { ...cdkJsonContext(), ...context },
+    builtinCloudFormationValidation: false,
     functionCode: Code.fromInline('export const handler = async () => ({});'),
   });
   return { stack, template: Template.fromStack(stack) };
@@ -52,10 +59,12 @@ export function statementsOfRole(template: Template, roleLogicalId: string): Sta
   if (role?.Properties?.ManagedPolicyArns?.length) {
     throw new Error(`${roleLogicalId} has managed policies attached`);
   }
-  for (const inline of role?.Properties?.Policies ?? []) statements.push(...inline.PolicyDocument.Statement);
+  for (const inline of role?.Properties?.Policies ?? [])
+    statements.push(...inline.PolicyDocument.Statement);
   for (const policy of Object.values(template.findResources('AWS::IAM::Policy'))) {
     const roles = JSON.stringify(policy.Properties.Roles ?? []);
-    if (roles.includes(`"${roleLogicalId}"`)) statements.push(...policy.Properties.PolicyDocument.Statement);
+    if (roles.includes(`"${roleLogicalId}"`))
+      statements.push(...policy.Properties.PolicyDocument.Statement);
   }
   return statements;
 }

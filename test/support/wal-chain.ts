@@ -40,7 +40,10 @@ function comparable(row: BatchRow): string {
 }
 
 /** What is wrong with `objects` as the WAL of exactly `acked`; empty when nothing is. */
-export function chainProblems(objects: readonly WalObject[], acked: readonly AckedBatch[]): string[] {
+export function chainProblems(
+  objects: readonly WalObject[],
+  acked: readonly AckedBatch[],
+): string[] {
   const problems: string[] = [];
   let nextSeq = 1;
   let nextOffset = 0;
@@ -54,7 +57,9 @@ export function chainProblems(objects: readonly WalObject[], acked: readonly Ack
       problems.push(`${where} starts at seq ${header.firstSeq}, expected ${nextSeq}`);
     }
     if (header.firstRowOffset !== nextOffset) {
-      problems.push(`${where} starts at row offset ${header.firstRowOffset}, expected ${nextOffset}`);
+      problems.push(
+        `${where} starts at row offset ${header.firstRowOffset}, expected ${nextOffset}`,
+      );
     }
     nextSeq = header.lastSeq + 1;
     nextOffset = header.firstRowOffset + header.rowCount;
@@ -77,7 +82,9 @@ export function chainProblems(objects: readonly WalObject[], acked: readonly Ack
     const got = (rowsBySeq.get(batch.seq) ?? []).map(comparable);
     const want = batch.rows.map(comparable);
     if (JSON.stringify(got) !== JSON.stringify(want)) {
-      problems.push(`seq ${batch.seq} holds ${got.join(',') || 'nothing'}, expected ${want.join(',')}`);
+      problems.push(
+        `seq ${batch.seq} holds ${got.join(',') || 'nothing'}, expected ${want.join(',')}`,
+      );
     }
   }
   for (let seq = 1; seq < nextSeq; seq++) {
@@ -126,7 +133,11 @@ export async function expectWalHolds(
 }
 
 /** Flushes until the shard reports idle; fails on poison or when it does not converge. */
-export async function drain(deps: FlushDeps, shard: string, maxRounds = 50): Promise<FlushOutcome[]> {
+export async function drain(
+  deps: FlushDeps,
+  shard: string,
+  maxRounds = 50,
+): Promise<FlushOutcome[]> {
   const outcomes: FlushOutcome[] = [];
   for (let round = 0; round < maxRounds; round++) {
     const outcome = await flushShard(deps, shard);

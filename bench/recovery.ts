@@ -1,0 +1,295 @@
+/**
+ * `node --import tsx bench/recovery.ts`: export and rebuild throughput on the
+ * filesystem object store, beside the floor of simply reading, gunzipping and
+ * JSON-parsing the same WAL objects; and the peak memory of an export and a
+ * rebuild run in a child process whose V8 heap is capped well below the
+ * shard's raw WAL size.
+ *
+ * The WAL objects are written directly with `encodeWal` (seeded data, 2,000
+ * rows per object in batches of 100), and the shard record is then set to
+ * match them with the library's own cursor reset (`fenceForRebuild` +
+ * `resetCursors`), so export and rebuild see a consistent shard.
+ *
+ * Env: BENCH_RECOVERY_ROWS (throughput shard, default 300000),
+ * BENCH_RECOVERY_MEMORY_ROWS (memory shard, default 2000000),
+ * BENCH_RECOVERY_HEAP_MB (child's --max-old-space-size, default 96),
+ * BENCH_SEED (default 42).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { exportShard } from '../lib/export/export-shard.js';
+import { ensureTable } from '../lib/memtable/create-table.js';
+import { startDynalite } from '../lib/memtable/dynalite-server.js';
+import { fenceForRebuild, resetCursors } from '../lib/memtable/reset-cursors.js';
+import type { Table } from '../lib/memtable/table.js';
+import { logger } from '../lib/observability/telemetry.js';
+import { walKey } from '../lib/paths.js';
+import { rebuildShard } from '../lib/recovery/rebuild.js';
+import { FsObjectStore } from '../lib/store/fs-store.js';
+import { encodeWal } from '../lib/wal/encode.js';
+import type { JsonObject, WalRow } from '../lib/wal/format.js';
+import { seededRandom } from './support.js';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+logger.setLogLevel('SILENT');
+
+const ROWS = Number(process.env.BENCH_RECOVERY_ROWS ?? 300_000);
+const MEMORY_ROWS = Number(process.env.BENCH_RECOVERY_MEMORY_ROWS ?? 2_000_000);
+const HEAP_MB = Number(process.env.BENCH_RECOVERY_HEAP_MB ?? 96);
+const SEED = Number(process.env.BENCH_SEED ?? 42);
+const ROWS_PER_OBJECT = 2_000;
+const ROWS_PER_BATCH = 100;
+const LIVE_KEYS = 20_000;
+const KEYED_SHARE = 0.3;
+
+const LEVELS = ['debug', 'info', 'info', 'info', 'warn', 'error'];
+const SERVICES = ['checkout', 'search', 'auth', 'inventory', 'billing', 'shipping', 'profile'];
+const TEMPLATES = [
+  'request served in %d ms',
+  'cache miss for item %d',
+  'retrying upstream call, attempt %d',
+  'user session refreshed after %d s',
+  'queue depth is %d',
+  'payment authorized for order %d',
+];
+
+/** What the writer produced. */
+interface ShardLayout {
+  objects: number;
+  rows: number;
+  lastSeq: number;
+  rawBytes: number;
+  storedBytes: number;
+}
+
+/** Writes `rows` rows as WAL objects from `first` on (position, seq, offset continue from it). */
+async function writeWal(
+  store: FsObjectStore,
+  shard: string,
+  rows: number,
+  random: () => number,
+  first: ShardLayout = { objects: 0, rows: 0, lastSeq: 0, rawBytes: 0, storedBytes: 0 },
+): Promise<ShardLayout> {
+  const layout = { ...first };
+  for (let written = 0; written < rows; ) {
+    const count = Math.min(ROWS_PER_OBJECT, rows - written);
+    const firstSeq = layout.lastSeq + 1;
+    const walRows: WalRow[] = [];
+    for (let i = 0; i < count; i++) {
+      const seq = firstSeq + Math.floor(i / ROWS_PER_BATCH);
+      walRows.push({ seq, offset: layout.rows + i, ...makeRow(random, layout.rows + i) });
+    }
+    const lastSeq = walRows.at(-1)!.seq;
+    const object = {
+      header: {
+        shard,
+        position: layout.objects,
+        epoch: 1,
+        firstSeq,
+        lastSeq,
+        firstRowOffset: layout.rows,
+        rowCount: count,
+        voidSeqs: [],
+        createdAtMs: 1_800_000_000_000 + layout.objects * 1000,
+      },
+      rows: walRows,
+    };
+    const bytes = encodeWal(object);
+    await store.putIfAbsent(walKey(shard, layout.objects), bytes);
+    layout.rawBytes += gunzipSync(bytes).length;
+    layout.storedBytes += bytes.length;
+    layout.objects += 1;
+    layout.rows += count;
+    layout.lastSeq = lastSeq;
+    written += count;
+  }
+  return layout;
+}
+
+function makeRow(random: () => number, offset: number): Omit<WalRow, 'seq' | 'offset'> {
+  const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+  if (random() < KEYED_SHARE) {
+    const key = `user-${Math.floor(random() * LIVE_KEYS)}`;
+    if (random() < 0.05) return { key, delete: true };
+    const row: JsonObject = {
+      id: key,
+      balance: Math.floor(random() * 1e6) / 100,
+      tier: pick(['free', 'pro', 'team', 'enterprise']),
+      updatedAt: 1_800_000_000_000 + offset,
+      tags: [pick(SERVICES), pick(SERVICES)],
+    };
+    return { key, row };
+  }
+  return {
+    row: {
+      ts: 1_800_000_000_000 + offset * 3,
+      level: pick(LEVELS),
+      svc: pick(SERVICES),
+      msg: pick(TEMPLATES).replace('%d', String(Math.floor(random() * 10_000))),
+      reqId: Math.floor(random() * 2 ** 52).toString(16).padStart(13, '0'),
+      user: `user-${Math.floor(random() * 100_000)}`,
+    },
+  };
+}
+
+/** Sets the shard record to what `layout` holds, with the library's own cursor reset. */
+async function setRecord(table: Table, shard: string, layout: ShardLayout): Promise<void> {
+  const fenced = await fenceForRebuild(table, shard, { owner: 'bench', nowMs: Date.now(), leaseMs: 60_000, reason: 'bench setup' });
+  const after = await resetCursors(table, shard, {
+    epoch: fenced.epoch,
+    durableSeq: layout.lastSeq,
+    walNextPos: layout.objects,
+    nextRowOffset: layout.rows,
+    nextSeq: layout.lastSeq + 1,
+    bufferedBytes: 0,
+    aofWatermark: fenced.aofWatermark,
+    nowMs: Date.now(),
+  });
+  if (!after) throw new Error('bench setup: the cursor reset was fenced out');
+}
+
+/** The floor: read, gunzip and JSON.parse every line of every WAL object (no checks, no fold). */
+async function floor(dir: string, shard: string, objects: number): Promise<{ rows: number; ms: number }> {
+  const started = performance.now();
+  let rows = 0;
+  for (let position = 0; position < objects; position++) {
+    const text = gunzipSync(await readFile(join(dir, ...walKey(shard, position).split('/')))).toString('utf8');
+    for (const line of text.split('\n')) {
+      if (line.length === 0) continue;
+      JSON.parse(line);
+      rows += 1;
+    }
+  }
+  return { rows: rows - 2 * objects, ms: performance.now() - started };
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await fn();
+  return { value, ms: performance.now() - started };
+}
+
+async function parent(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'shardwal-bench-recovery-'));
+  const dynalite = await startDynalite();
+  const table: Table = { client: dynalite.client, tableName: 'bench-recovery' };
+  await ensureTable(table);
+  const store = new FsObjectStore(dir);
+  const random = seededRandom(SEED);
+  const deps = { table, store, now: () => Date.now() };
+  const exportDeps = { ...deps, walRetentionMs: 7 * 24 * 3600 * 1000 };
+  const recoveryDeps = { ...deps, gapSealMs: 30_000, leaseMs: 60_000, owner: 'bench' };
+  try {
+    console.log(`shardwal recovery bench (seed ${SEED}, ${ROWS_PER_OBJECT} rows per WAL object, ${Math.round(KEYED_SHARE * 100)}% keyed over ${fmt(LIVE_KEYS)} keys, 5% of keyed rows deletes)`);
+    // A. Throughput.
+    const head = await writeWal(store, 'bench-a', ROWS, random);
+    await setRecord(table, 'bench-a', head);
+    console.log(`\nthroughput shard: ${fmt(head.rows)} rows in ${head.objects} WAL objects, raw ${mb(head.rawBytes)}, stored ${mb(head.storedBytes)}`);
+    const base = await floor(dir, 'bench-a', head.objects);
+    const floorRate = (base.rows / base.ms) * 1000;
+    const line = (label: string, rows: number, ms: number) =>
+      console.log(`  ${label.padEnd(40)} ${fmt((rows / ms) * 1000).padStart(10)} rows/s  ${(ms / 1000).toFixed(2).padStart(6)} s  ${((rows / ms) * 1000 / floorRate).toFixed(2)}× floor`);
+    line('floor: read + gunzip + JSON.parse', base.rows, base.ms);
+    const rebuildAll = await timed(() => rebuildShard(recoveryDeps, 'bench-a', { useExport: false }));
+    line('rebuild, whole WAL (no export)', rebuildAll.value.replayed.walRows, rebuildAll.ms);
+    const exported = await timed(() => exportShard(exportDeps, 'bench-a'));
+    const e = exported.value;
+    line('export, whole WAL into a new export', e.folded!.walRows, exported.ms);
+    console.log(`    → ${mb(e.bytes)} export: ${fmt(e.liveKeys)} live keys, ${fmt(e.keylessRows)} keyless rows`);
+    const tail = await writeWal(store, 'bench-a', Math.round(ROWS / 5), random, head);
+    await setRecord(table, 'bench-a', tail);
+    const rebuildTail = await timed(() => rebuildShard(recoveryDeps, 'bench-a'));
+    const r = rebuildTail.value;
+    line('rebuild, export + 20% WAL tail', r.replayed.exportRows + r.replayed.walRows, rebuildTail.ms);
+    const next = await timed(() => exportShard(exportDeps, 'bench-a'));
+    line('export, previous export + 20% tail', next.value.folded!.exportRows + next.value.folded!.walRows, next.ms);
+
+    // B. Memory, in a child with a capped heap.
+    const big = await writeWal(store, 'bench-m', MEMORY_ROWS, random);
+    await setRecord(table, 'bench-m', big);
+    console.log(
+      `\nmemory shard: ${fmt(big.rows)} rows in ${big.objects} WAL objects, raw ${mb(big.rawBytes)} (${(big.rawBytes / 2 ** 20 / HEAP_MB).toFixed(1)}× the ${HEAP_MB} MB heap cap), stored ${mb(big.storedBytes)}`,
+    );
+    for (const mode of ['export', 'rebuild'] as const) {
+      const result = await child(mode, dynalite.endpoint, table.tableName, dir, 'bench-m');
+      console.log(
+        `  ${mode.padEnd(8)} --max-old-space-size=${HEAP_MB}: peak RSS ${mb(result.maxRssBytes)}, peak heap used ${mb(result.peakHeapUsed)}, peak external+arrayBuffers ${mb(result.peakExternal)}, ${fmt(result.rows)} rows in ${(result.ms / 1000).toFixed(1)} s (${fmt((result.rows / result.ms) * 1000)} rows/s)${result.note ? `; ${result.note}` : ''}`,
+      );
+    }
+  } finally {
+    await dynalite.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+interface ChildResult {
+  maxRssBytes: number;
+  peakHeapUsed: number;
+  peakExternal: number;
+  rows: number;
+  ms: number;
+  note: string;
+}
+
+function child(mode: 'export' | 'rebuild', endpoint: string, tableName: string, dir: string, shard: string): Promise<ChildResult> {
+  const script = fileURLToPath(import.meta.url);
+  const args = [`--max-old-space-size=${HEAP_MB}`, '--import', 'tsx', script, '--child', mode, endpoint, tableName, dir, shard];
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    proc.stdout.on('data', (chunk) => {
+      out += chunk;
+    });
+    proc.on('error', reject);
+    proc.on('exit', (code) => {
+      if (code !== 0) reject(new Error(`child ${mode} exited with ${code}`));
+      else resolve(JSON.parse(out.trim().split('\n').at(-1)!) as ChildResult);
+    });
+  });
+}
+
+async function runChild([mode, endpoint, tableName, dir, shard]: string[]): Promise<void> {
+  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const table: Table = { client, tableName: tableName! };
+  const store = new FsObjectStore(dir!);
+  let peakHeapUsed = 0;
+  let peakExternal = 0;
+  const sample = () => {
+    const usage = process.memoryUsage();
+    peakHeapUsed = Math.max(peakHeapUsed, usage.heapUsed);
+    peakExternal = Math.max(peakExternal, usage.external + usage.arrayBuffers);
+  };
+  const timer = setInterval(sample, 10);
+  const started = performance.now();
+  let rows = 0;
+  let note = '';
+  if (mode === 'export') {
+    const report = await exportShard({ table, store, now: () => Date.now(), walRetentionMs: 7 * 24 * 3600 * 1000 }, shard!);
+    if (report.status !== 'exported') throw new Error(`export ${report.status}: ${report.reason}`);
+    rows = report.folded!.walRows;
+    note = `export ${mb(report.bytes)} (${fmt(report.liveKeys)} keys, ${fmt(report.keylessRows)} keyless rows) held compressed until the PUT`;
+  } else {
+    const report = await rebuildShard({ table, store, now: () => Date.now(), gapSealMs: 30_000, leaseMs: 60_000, owner: 'bench' }, shard!);
+    if (report.status !== 'rebuilt') throw new Error(`rebuild ${report.status}`);
+    rows = report.replayed.exportRows + report.replayed.walRows;
+    note = `from ${report.export?.key ?? 'no export'}`;
+  }
+  const ms = performance.now() - started;
+  clearInterval(timer);
+  sample();
+  const maxRssBytes = process.resourceUsage().maxRSS * 1024;
+  client.destroy();
+  console.log(JSON.stringify({ maxRssBytes, peakHeapUsed, peakExternal, rows, ms, note } satisfies ChildResult));
+}
+
+const childAt = process.argv.indexOf('--child');
+if (childAt >= 0) await runChild(process.argv.slice(childAt + 1));
+else await parent();

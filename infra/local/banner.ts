@@ -1,0 +1,55 @@
+/**
+ * What `shardwal start` prints: the endpoints and examples that work as
+ * pasted (they name this stack's actual ports, queue URL and data folder).
+ */
+import path from 'node:path';
+import { LOCAL_RESOURCES } from '../../lib/local/data-dir.js';
+import { LOCAL_SETTINGS } from '../../lib/local/local-settings.js';
+import type { StackInfo } from '../../lib/local/stack-file.js';
+
+/** Single-quotes `text` for a POSIX shell. */
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The start banner. */
+export function startBanner(info: StackInfo, cwd = process.cwd()): string {
+  const rows = `${info.httpUrl}/v1/shards/demo/rows`;
+  const isDefaultDir = info.dataDir === path.resolve(cwd, LOCAL_SETTINGS.dataDir.default);
+  const dirFlag = isDefaultDir ? '' : ` --data-dir ${shellQuote(info.dataDir)}`;
+  const message = JSON.stringify({ shard: 'demo', rows: [{ via: 'sqs' }] });
+  // The SDK warns on Node < 22; the example silences that so its output is only errors.
+  const quiet =
+    Number(process.versions.node.split('.')[0]) < 22
+      ? 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true '
+      : '';
+  const nodeSend =
+    `import {SQSClient,SendMessageCommand} from '@aws-sdk/client-sqs'; ` +
+    `await new SQSClient({endpoint:'${info.sqsEndpoint}',region:'${LOCAL_RESOURCES.region}',credentials:{accessKeyId:'local',secretAccessKey:'local'}})` +
+    `.send(new SendMessageCommand({QueueUrl:'${info.queueUrl}',MessageBody:JSON.stringify({shard:'demo',rows:[{via:'sqs'}]})}))`;
+  return [
+    `shardwal local stack is up (pid ${info.pid})`,
+    `  HTTP API   ${info.httpUrl}`,
+    `  SQS        ${info.sqsEndpoint}`,
+    `             queue ${info.queueUrl}`,
+    `             dead letters ${info.deadLetterQueueUrl}`,
+    `  DynamoDB   ${info.dynamodbEndpoint} (table ${info.tableName})`,
+    `  data       ${info.dataDir} (WAL objects under objects/, flush every ${info.flushIntervalMs} ms)`,
+    '',
+    'Try it:',
+    '  # put rows (202: buffered)',
+    `  curl -sS -X POST ${rows} -H 'content-type: application/json' -d '{"rows":[{"hello":"world"}]}'`,
+    '  # put keyed rows and wait until they are in the WAL (200: durable)',
+    `  curl -sS -X POST '${rows}?durability=durable' -H 'content-type: application/json' -d '{"key":"id","rows":[{"id":"u1","name":"Ada"}]}'`,
+    '  # shard status',
+    `  curl -sS ${info.httpUrl}/v1/shards/demo`,
+    '  # put through SQS (aws CLI, or node from this folder)',
+    `  AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local aws sqs send-message --region ${LOCAL_RESOURCES.region} --endpoint-url ${info.sqsEndpoint} --queue-url ${info.queueUrl} --message-body ${shellQuote(message)}`,
+    `  ${quiet}node --input-type=module -e "${nodeSend}"`,
+    '  # the durable rows, as JSON Lines',
+    `  npx shardwal dump demo${dirFlag}`,
+    '',
+    'Ctrl-C stops it after a final flush; the data stays in the data folder.',
+    '',
+  ].join('\n');
+}

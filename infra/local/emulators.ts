@@ -1,0 +1,100 @@
+/**
+ * The local stack's emulators: dynalite (DynamoDB) persisted under the data
+ * folder, and fauxqs (SQS, in memory) with the ingest queue and its
+ * dead-letter queue created through the SQS API, as the CDK stack declares
+ * them. Both listen on 127.0.0.1 only.
+ */
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { buildApp } from 'fauxqs';
+import { LOCAL_RESOURCES } from '../../lib/local/data-dir.js';
+import { listenError } from '../../lib/local/listen-error.js';
+import { LOCAL_SETTINGS } from '../../lib/local/local-settings.js';
+import { ensureTable } from '../../lib/memtable/create-table.js';
+import { type DynaliteServer, startDynalite } from '../../lib/memtable/dynalite-server.js';
+
+/** Receives before a message moves to the dead-letter queue (the deployed redrive policy). */
+export const MAX_RECEIVE_COUNT = 5;
+/** Seconds a failed message stays invisible before it is retried. */
+export const VISIBILITY_TIMEOUT_SECONDS = 10;
+
+/** Starts dynalite on `dynamodbDir` and ensures the table. */
+export async function startLocalDynamo(dynamodbDir: string, port: number): Promise<DynaliteServer> {
+  let server: DynaliteServer;
+  try {
+    server = await startDynalite({ path: dynamodbDir, port });
+  } catch (error) {
+    throw listenError(LOCAL_SETTINGS.dynamodbPort.env, port, error);
+  }
+  try {
+    await ensureTable({ client: server.client, tableName: LOCAL_RESOURCES.tableName });
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+  return server;
+}
+
+/** The running SQS emulator and its queues. */
+export interface LocalQueues {
+  endpoint: string;
+  client: SQSClient;
+  queueUrl: string;
+  queueArn: string;
+  deadLetterQueueUrl: string;
+  close: () => Promise<void>;
+}
+
+/** Starts fauxqs with the ingest queue (redrive to the dead-letter queue after 5 receives). */
+export async function startLocalQueues(port: number): Promise<LocalQueues> {
+  const app = buildApp({ logger: false, defaultRegion: LOCAL_RESOURCES.region });
+  let endpoint: string;
+  try {
+    endpoint = await app.listen({ port, host: '127.0.0.1' });
+  } catch (error) {
+    await app.close();
+    throw listenError(LOCAL_SETTINGS.sqsPort.env, port, error);
+  }
+  const client = new SQSClient({
+    endpoint,
+    region: LOCAL_RESOURCES.region,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const close = async () => {
+    client.destroy();
+    await app.close();
+  };
+  try {
+    const queueArnOf = async (queueUrl: string) => {
+      const out = await client.send(
+        new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }),
+      );
+      return out.Attributes?.QueueArn ?? '';
+    };
+    const dlq = await client.send(
+      new CreateQueueCommand({ QueueName: LOCAL_RESOURCES.deadLetterQueueName }),
+    );
+    const main = await client.send(
+      new CreateQueueCommand({
+        QueueName: LOCAL_RESOURCES.queueName,
+        Attributes: {
+          VisibilityTimeout: String(VISIBILITY_TIMEOUT_SECONDS),
+          RedrivePolicy: JSON.stringify({
+            deadLetterTargetArn: await queueArnOf(dlq.QueueUrl!),
+            maxReceiveCount: MAX_RECEIVE_COUNT,
+          }),
+        },
+      }),
+    );
+    return {
+      endpoint,
+      client,
+      queueUrl: main.QueueUrl!,
+      queueArn: await queueArnOf(main.QueueUrl!),
+      deadLetterQueueUrl: dlq.QueueUrl!,
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

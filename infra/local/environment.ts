@@ -1,0 +1,48 @@
+/**
+ * The environment the local stack gives its handlers: what the CDK stack
+ * sets on the deployed functions, pointed at the local emulators. It is
+ * applied to `process.env` before any handler module loads, because every
+ * entry point builds its service (and the logger reads its level) at module
+ * scope, as on a Lambda cold start.
+ */
+import { RESOURCE_ENV, SETTINGS } from '../../lib/config.js';
+import { type DataDirLayout, LOCAL_RESOURCES } from '../../lib/local/data-dir.js';
+import type { LocalSettings } from '../../lib/local/local-settings.js';
+import { ENDPOINT_ENV } from '../../lib/runtime/clients.js';
+
+/** The variables to set (a value) or remove (undefined). */
+export function localEnvironment(
+  env: NodeJS.ProcessEnv,
+  settings: LocalSettings,
+  layout: DataDirLayout,
+  dynamodbEndpoint: string,
+): Record<string, string | undefined> {
+  return {
+    [RESOURCE_ENV.tableName]: LOCAL_RESOURCES.tableName,
+    [RESOURCE_ENV.bucketName]: LOCAL_RESOURCES.bucketName,
+    // No flush queue: size triggers go through the local ticker (`setLocalFlushRequester`).
+    [RESOURCE_ENV.flushQueueUrl]: undefined,
+    [ENDPOINT_ENV.storeDir]: layout.objectsDir,
+    [ENDPOINT_ENV.dynamodb]: dynamodbEndpoint,
+    [SETTINGS.flushIntervalMs.env]: String(settings.flushIntervalMs),
+    AWS_REGION: env.AWS_REGION ?? LOCAL_RESOURCES.region,
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    POWERTOOLS_METRICS_DISABLED: env.POWERTOOLS_METRICS_DISABLED ?? 'true',
+    // SHARDWAL_LOG_LEVEL wins when set; else an explicit POWERTOOLS_LOG_LEVEL stays.
+    POWERTOOLS_LOG_LEVEL:
+      env.SHARDWAL_LOG_LEVEL !== undefined && env.SHARDWAL_LOG_LEVEL !== ''
+        ? settings.logLevel
+        : (env.POWERTOOLS_LOG_LEVEL ?? settings.logLevel),
+  };
+}
+
+/** Applies `vars` to `env`. */
+export function applyEnvironment(
+  env: NodeJS.ProcessEnv,
+  vars: Record<string, string | undefined>,
+): void {
+  for (const [name, value] of Object.entries(vars)) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The local HTTP API: a node:http server that plays API Gateway. Each request
+ * is matched against the API's routes, its body read with the size limit
+ * enforced while reading, converted to the payload-2.0 event and handed to
+ * the same handler the deployed API invokes.
+ *
+ * `close()` stops accepting connections and resolves once the requests in
+ * flight have been answered (a durable put still waits for its tick: the
+ * ticker stops after the gateway).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import { NotFoundError, PayloadTooLargeError } from '../../lib/errors.js';
+import { errorResponse } from '../../lib/http/error-response.js';
+import { toApiGatewayEvent, writeResult } from '../../lib/local/api-gateway-event.js';
+import { matchRoute, RouteTarget } from '../../lib/local/http-routes.js';
+import { lambdaContext } from '../../lib/local/lambda-context.js';
+import { listenError } from '../../lib/local/listen-error.js';
+import { LOCAL_SETTINGS } from '../../lib/local/local-settings.js';
+import { readBody } from '../../lib/local/read-body.js';
+
+/** An HTTP API handler as `functions/` exports it. */
+export type HttpHandler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyResultV2>;
+
+/** Options of `startHttpGateway`. */
+export interface HttpGatewayOptions {
+  port: number;
+  maxBodyBytes: number;
+  handlers: Record<RouteTarget, HttpHandler>;
+  /** Requests still running this long after `close()` have their connections cut. */
+  closeGraceMs?: number;
+}
+
+/** A listening gateway. */
+export interface HttpGateway {
+  url: string;
+  close: () => Promise<void>;
+}
+
+/** Lambda function names, for the invocation context. */
+const FUNCTION_NAMES: Record<RouteTarget, string> = {
+  [RouteTarget.put]: 'shardwal-put-http',
+  [RouteTarget.status]: 'shardwal-status-http',
+};
+
+/** Starts the gateway on 127.0.0.1:`port`. */
+export async function startHttpGateway(options: HttpGatewayOptions): Promise<HttpGateway> {
+  let closing = false;
+  const server = createServer((request, response) => {
+    void serve(request, response);
+  });
+
+  const send = (response: ServerResponse, result: APIGatewayProxyResultV2, close = false) => {
+    writeResult(response, result, closing || close ? { connection: 'close' } : {});
+  };
+
+  async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    try {
+      const method = request.method ?? 'GET';
+      const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+      const route = matchRoute(method, path);
+      if (!route) {
+        request.resume();
+        send(response, errorResponse(new NotFoundError(`route ${method} ${path}`)));
+        return;
+      }
+      const body = await readBody(request, options.maxBodyBytes);
+      if (body.status === 'too-large') {
+        const error = new PayloadTooLargeError('body', body.limitBytes, body.gotBytes);
+        send(response, errorResponse(error), true);
+        return;
+      }
+      const event = toApiGatewayEvent(request, route, body.bytes);
+      const context = lambdaContext(FUNCTION_NAMES[route.target]);
+      send(response, await options.handlers[route.target](event, context));
+    } catch (error) {
+      // errorResponse logs what is not a shardwal error and answers 500 without internals.
+      if (!response.headersSent) send(response, errorResponse(error), true);
+      else response.destroy();
+    } finally {
+      if (closing) server.closeIdleConnections();
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error) =>
+      reject(listenError(LOCAL_SETTINGS.port.env, options.port, error)),
+    );
+    server.listen(options.port, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        closing = true;
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), options.closeGraceMs ?? 30_000).unref();
+      }),
+  };
+}

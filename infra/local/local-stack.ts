@@ -1,0 +1,108 @@
+/**
+ * The local stack: the whole service on one machine with no AWS account —
+ * the same handlers, DynamoDB as dynalite persisted under the data folder,
+ * the object store on the filesystem under it, SQS as fauxqs in process, the
+ * ticker as a timer loop and the HTTP API on a local port. `stop()` performs
+ * a final flush and loses no acked row; a restart on the same data folder
+ * finds everything.
+ *
+ * Start order: refuse a data folder in use → dynalite (+ table) → fauxqs
+ * (+ queues) → the handlers' environment → the runtime (handlers, ticker,
+ * poller, gateway; `stack-runtime.ts`) → `stack.json`. A failure part-way
+ * closes what was started, in reverse.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { dataDirLayout, LOCAL_RESOURCES } from '../../lib/local/data-dir.js';
+import { StackRunningError } from '../../lib/local/errors.js';
+import { assertLevelDbUnlocked } from '../../lib/local/leveldb-lock.js';
+import type { LocalSettings } from '../../lib/local/local-settings.js';
+import {
+  findRunningStack,
+  removeStackFile,
+  STACK_FILE_VERSION,
+  type StackInfo,
+  writeStackFile,
+} from '../../lib/local/stack-file.js';
+import { startLocalDynamo, startLocalQueues } from './emulators.js';
+import { applyEnvironment, localEnvironment } from './environment.js';
+import type { StopReport } from './stack-runtime.js';
+
+export type { StopReport } from './stack-runtime.js';
+
+/** A running local stack. */
+export interface LocalStack {
+  /** Endpoints and paths, as written to stack.json. */
+  info: StackInfo;
+  /** Stops it (final flush included); safe to call more than once. */
+  stop: () => Promise<StopReport>;
+}
+
+let starts = 0;
+
+/** Starts the local stack with `settings` (see `localSettingsFromEnv`). */
+export async function startLocalStack(settings: LocalSettings): Promise<LocalStack> {
+  const layout = dataDirLayout(settings.dataDir);
+  await mkdir(layout.objectsDir, { recursive: true });
+  const running = await findRunningStack(layout.stackFile);
+  if (running) throw new StackRunningError(layout.root, running.pid, running.httpUrl);
+  if (existsSync(path.join(layout.dynamodbDir, 'CURRENT'))) {
+    await assertLevelDbUnlocked(layout.dynamodbDir);
+  }
+
+  const undo: Array<() => Promise<unknown>> = [];
+  try {
+    const dynamo = await startLocalDynamo(layout.dynamodbDir, settings.dynamodbPort);
+    undo.push(dynamo.close);
+    const queues = await startLocalQueues(settings.sqsPort);
+    undo.push(queues.close);
+
+    applyEnvironment(process.env, localEnvironment(process.env, settings, layout, dynamo.endpoint));
+    const { startStackRuntime } = await import('./stack-runtime.js');
+    const runtime = await startStackRuntime({
+      httpPort: settings.port,
+      flushIntervalMs: settings.flushIntervalMs,
+      sqs: queues.client,
+      queueUrl: queues.queueUrl,
+      queue: { queueArn: queues.queueArn, region: LOCAL_RESOURCES.region },
+      instance: ++starts,
+    });
+    undo.push(runtime.stop);
+
+    const info: StackInfo = {
+      version: STACK_FILE_VERSION,
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+      dataDir: layout.root,
+      httpUrl: runtime.httpUrl,
+      dynamodbEndpoint: dynamo.endpoint,
+      tableName: LOCAL_RESOURCES.tableName,
+      sqsEndpoint: queues.endpoint,
+      queueUrl: queues.queueUrl,
+      deadLetterQueueUrl: queues.deadLetterQueueUrl,
+      objectsDir: layout.objectsDir,
+      flushIntervalMs: settings.flushIntervalMs,
+    };
+    await writeStackFile(layout.stackFile, info);
+
+    let stopped: Promise<StopReport> | undefined;
+    const stop = async (): Promise<StopReport> => {
+      const report = await runtime.stop();
+      await queues.close();
+      await dynamo.close();
+      await removeStackFile(layout.stackFile, process.pid);
+      return report;
+    };
+    return {
+      info,
+      stop: () => {
+        stopped ??= stop();
+        return stopped;
+      },
+    };
+  } catch (error) {
+    for (const step of undo.reverse()) await step().catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * The service half of the local stack, loaded only after `local-stack.ts`
+ * has set the handlers' environment (this module and the handlers read it at
+ * load time): the handlers from `functions/`, the flush ticker as a timer
+ * loop, the SQS poller and the HTTP gateway.
+ *
+ * Stop order, so no acked row is lost:
+ * 1. the gateway stops accepting and answers the requests in flight (the
+ *    ticker still runs, so durable puts in flight can complete);
+ * 2. the SQS poller finishes its batch and drains the queue (the emulator
+ *    keeps messages in memory only);
+ * 3. the ticker runs its final tick and the queued flush requests, then ticks
+ *    again while that still makes progress (`flushUntilIdle`).
+ */
+
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { flushUntilIdle } from '../../lib/local/final-flush.js';
+import { lambdaContext } from '../../lib/local/lambda-context.js';
+import type { QueueSource } from '../../lib/local/sqs-event.js';
+import { SqsPoller } from '../../lib/local/sqs-poller.js';
+import { logger, metrics } from '../../lib/observability/telemetry.js';
+import { setLocalFlushRequester } from '../../lib/runtime/flush-requests.js';
+import { serviceFromEnv } from '../../lib/runtime/service.js';
+import { mapWithConcurrency } from '../../lib/ticker/concurrency.js';
+import { flushAndReport, runTick } from '../../lib/ticker/tick.js';
+import { FlushTicker } from '../../lib/ticker/ticker.js';
+import { type HttpHandler, startHttpGateway } from './http-gateway.js';
+
+type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+
+/** What the runtime needs from the emulators. */
+export interface RuntimeInput {
+  httpPort: number;
+  flushIntervalMs: number;
+  sqs: SQSClient;
+  queueUrl: string;
+  queue: QueueSource;
+  /**
+   * Distinguishes this start from earlier ones in the same process: each
+   * start imports fresh handler modules (a new cold start), so their
+   * module-scope services see this start's endpoints.
+   */
+  instance: number;
+}
+
+/** What stopping found. */
+export interface StopReport {
+  /** Messages still on the ingest queue when the drain gave up (lost with the emulator). */
+  sqsMessagesLeft: number;
+  /** Shards still pending after the final flush (kept in the memtable, flushed on the next start). */
+  pendingShards: string[];
+}
+
+/** A running runtime. */
+export interface StackRuntime {
+  httpUrl: string;
+  stop: () => Promise<StopReport>;
+}
+
+async function loadHandler<H>(file: string, instance: number): Promise<H> {
+  const url = new URL(`../../functions/${file}`, import.meta.url);
+  url.searchParams.set('local-stack', String(instance));
+  const module = (await import(url.href)) as { handler: H };
+  return module.handler;
+}
+
+function publishMetrics(): void {
+  if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+}
+
+/** Starts the handlers, ticker, poller and gateway. */
+export async function startStackRuntime(input: RuntimeInput): Promise<StackRuntime> {
+  const [putHttp, statusHttp, putSqs] = await Promise.all([
+    loadHandler<HttpHandler>('put-http.ts', input.instance),
+    loadHandler<HttpHandler>('status-http.ts', input.instance),
+    loadHandler<SqsHandler>('put-sqs.ts', input.instance),
+  ]);
+  const service = serviceFromEnv();
+  const tickDeps = service.tick(`local-stack-${process.pid}-${input.instance}`);
+
+  const ticker = new FlushTicker({
+    intervalMs: input.flushIntervalMs,
+    tick: async () => {
+      try {
+        await runTick(tickDeps);
+      } catch (error) {
+        // The ticker must outlive a failed tick (an emulator hiccup); the next tick retries.
+        logger.error('tick failed; the next tick retries', { error: error as Error });
+      } finally {
+        publishMetrics();
+      }
+    },
+    flushShards: async (shards) => {
+      await mapWithConcurrency(shards, service.config.flushConcurrency, (shard) =>
+        flushAndReport(tickDeps.flush, shard),
+      );
+      publishMetrics();
+    },
+  });
+  // The put path awaits its requester; the ticker serves the request before its next tick.
+  setLocalFlushRequester(async (shard) => {
+    ticker.requestFlush(shard).catch((error: unknown) => {
+      logger.error('requested flush failed; the next tick retries', {
+        shard,
+        error: error as Error,
+      });
+    });
+  });
+  ticker.start();
+
+  const poller = new SqsPoller({
+    sqs: input.sqs,
+    queueUrl: input.queueUrl,
+    source: input.queue,
+    handler: (event) => putSqs(event, lambdaContext('shardwal-put-sqs', 60_000)),
+    onError: (error, what) => logger.error(`sqs ${what} failed`, { error: error as Error }),
+  });
+  poller.start();
+
+  const stopBackground = async (drainTimeoutMs: number): Promise<StopReport> => {
+    const { left } = await poller.stop({ drainTimeoutMs });
+    if (left > 0) logger.warn('ingest queue not drained before stop', { messagesLeft: left });
+    await ticker.stop();
+    setLocalFlushRequester(undefined);
+    const pendingShards = await flushUntilIdle(tickDeps).catch((error: unknown) => {
+      logger.error('final flush failed', { error: error as Error });
+      return ['(unknown: final flush failed)'];
+    });
+    service.table.client.destroy();
+    return { sqsMessagesLeft: left, pendingShards };
+  };
+
+  let gateway: Awaited<ReturnType<typeof startHttpGateway>>;
+  try {
+    gateway = await startHttpGateway({
+      port: input.httpPort,
+      maxBodyBytes: service.config.maxBodyBytes,
+      handlers: { put: putHttp, status: statusHttp },
+    });
+  } catch (error) {
+    await stopBackground(0);
+    throw error;
+  }
+
+  return {
+    httpUrl: gateway.url,
+    stop: async () => {
+      await gateway.close();
+      return stopBackground(10_000);
+    },
+  };
+}

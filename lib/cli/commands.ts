@@ -1,0 +1,18 @@
+/**
+ * The command table. Adding a command is one file exporting a `CliCommand`
+ * (see `command.ts`) and one line here; help, option parsing and exit codes
+ * come from the declaration.
+ */
+import type { CliCommand } from './command.js';
+import { dumpCommand } from './dump-command.js';
+import { helpCommand } from './help-command.js';
+import { startCommand } from './start-command.js';
+import { statusCommand } from './status-command.js';
+
+/** Every command, in the order `shardwal help` lists them. */
+export const COMMANDS: readonly CliCommand[] = [
+  startCommand,
+  statusCommand,
+  dumpCommand,
+  helpCommand(() => COMMANDS),
+];

@@ -1,0 +1,95 @@
+/**
+ * `shardwal start`: runs the local stack in the foreground until SIGINT or
+ * SIGTERM, then stops it (final flush) and exits 0. Settings come from the
+ * environment (`PORT`, `SHARDWAL_DATA_DIR`, `SHARDWAL_FLUSH_INTERVAL_MS`, …;
+ * see `lib/local/local-settings.ts`). A second signal while stopping exits at
+ * once with 130: buffered rows stay in the persisted memtable and are flushed
+ * on the next start.
+ */
+import { dataDirLayout } from '../local/data-dir.js';
+import { StackRunningError } from '../local/errors.js';
+import { localSettingsFromEnv } from '../local/local-settings.js';
+import { findRunningStack } from '../local/stack-file.js';
+import { booleanOption, type CliCommand, stringOption } from './command.js';
+import { writeText } from './output.js';
+
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+/** Resolves with the first SIGINT/SIGTERM. */
+function nextSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const handlers = SIGNALS.map((signal) => {
+      const handler = () => {
+        SIGNALS.forEach((s, i) => {
+          process.off(s, handlers[i]!);
+        });
+        resolve(signal);
+      };
+      process.on(signal, handler);
+      return handler;
+    });
+  });
+}
+
+/** The start command. */
+export const startCommand: CliCommand = {
+  name: 'start',
+  args: [],
+  summary: 'run the whole service locally (HTTP API, SQS, ticker) until Ctrl-C',
+  description:
+    'Environment: PORT (HTTP, default 3000), SHARDWAL_DATA_DIR (default ./.shardwal),\n' +
+    'SHARDWAL_FLUSH_INTERVAL_MS (1 to 1000, default 1000), SHARDWAL_DYNAMODB_PORT\n' +
+    '(default PORT+1), SHARDWAL_SQS_PORT (default PORT+2), SHARDWAL_LOG_LEVEL (default\n' +
+    'WARN), and every SHARDWAL_* service setting. Writes <data-dir>/stack.json while it runs.',
+  options: {
+    'data-dir': {
+      type: 'string',
+      value: '<dir>',
+      description: 'data folder (overrides SHARDWAL_DATA_DIR)',
+    },
+    json: {
+      type: 'boolean',
+      description: 'print the endpoints as one JSON line (stack.json) instead of the banner',
+    },
+  },
+  async run(input, io) {
+    const dataDir = stringOption(input, 'data-dir');
+    const settings = localSettingsFromEnv(
+      dataDir === undefined ? io.env : { ...io.env, SHARDWAL_DATA_DIR: dataDir },
+    );
+    // Checked before loading the emulators, so the refusal is quick (`startLocalStack` checks again).
+    const layout = dataDirLayout(settings.dataDir);
+    const running = await findRunningStack(layout.stackFile);
+    if (running) throw new StackRunningError(layout.root, running.pid, running.httpUrl);
+    // Loaded here, not at the top: the other commands need none of the emulators.
+    const { startLocalStack } = await import('../../infra/local/local-stack.js');
+    const { startBanner } = await import('../../infra/local/banner.js');
+    const signal = nextSignal();
+    const stack = await startLocalStack(settings);
+    await writeText(
+      io.stdout,
+      booleanOption(input, 'json')
+        ? `${JSON.stringify(stack.info)}\n`
+        : startBanner(stack.info, io.cwd),
+    );
+    const received = await signal;
+    await writeText(io.stderr, `${received}: stopping (final flush)…\n`);
+    const forced = nextSignal().then(() => {
+      io.stderr.write('stopping interrupted; unflushed rows stay buffered in the data folder\n');
+      process.exit(130);
+    });
+    void forced;
+    const report = await stack.stop();
+    const notes = [
+      report.pendingShards.length > 0 &&
+        `still pending (flushed on the next start): ${report.pendingShards.join(', ')}`,
+      report.sqsMessagesLeft > 0 &&
+        `${report.sqsMessagesLeft} SQS messages were not drained (the emulator keeps none)`,
+    ].filter(Boolean);
+    await writeText(
+      io.stderr,
+      `stopped; data in ${stack.info.dataDir}${notes.map((n) => `\n  ${n}`).join('')}\n`,
+    );
+    return 0;
+  },
+};

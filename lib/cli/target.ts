@@ -1,0 +1,104 @@
+/**
+ * Where a CLI command reads (and, for recovery commands, writes): the local
+ * data folder by default — through the running stack when one runs on it,
+ * else its files directly — or AWS with `--table` and/or `--bucket` (region
+ * and credentials from the usual AWS environment; `SHARDWAL_DYNAMODB_ENDPOINT`
+ * and `SHARDWAL_S3_ENDPOINT` point them at emulators).
+ *
+ * Commands spread the options they accept from `TARGET_OPTIONS` and call
+ * `openTarget`, then check which half they need with `requireTable` /
+ * `requireStore`.
+ */
+import path from 'node:path';
+import { dataDirLayout } from '../local/data-dir.js';
+import { LOCAL_SETTINGS } from '../local/local-settings.js';
+import type { Table } from '../memtable/table.js';
+import { FsObjectStore } from '../store/fs-store.js';
+import type { ObjectStore } from '../store/object-store.js';
+import { type CliIo, type CliOption, type CommandInput, stringOption } from './command.js';
+import { UsageError } from './errors.js';
+
+/** The options that choose a target. */
+export const TARGET_OPTIONS = {
+  'data-dir': {
+    type: 'string',
+    value: '<dir>',
+    description: `local data folder (default: $${LOCAL_SETTINGS.dataDir.env} or ${LOCAL_SETTINGS.dataDir.default})`,
+  },
+  table: {
+    type: 'string',
+    value: '<name>',
+    description: 'use the DynamoDB table <name> in AWS instead of the local data folder',
+  },
+  bucket: {
+    type: 'string',
+    value: '<name>',
+    description: 'use the S3 bucket <name> in AWS instead of the local data folder',
+  },
+} as const satisfies Record<string, CliOption>;
+
+/** An opened target; either half may be absent in AWS mode. */
+export interface Target {
+  /** For messages: what is being read. */
+  description: string;
+  table: Table | undefined;
+  store: ObjectStore | undefined;
+  close: () => Promise<void>;
+}
+
+/** Opens the target the options name. */
+export async function openTarget(input: CommandInput, io: CliIo): Promise<Target> {
+  const dataDirOption = stringOption(input, 'data-dir');
+  const tableName = stringOption(input, 'table');
+  const bucketName = stringOption(input, 'bucket');
+  if (tableName !== undefined || bucketName !== undefined) {
+    if (dataDirOption !== undefined) {
+      throw new UsageError(
+        '--data-dir reads the local stack; it cannot be combined with --table or --bucket',
+      );
+    }
+    // Loaded on demand: the S3 SDK is heavy and local reads never need it.
+    const { dynamoClientFromEnv, ENDPOINT_ENV, objectStoreFromEnv } = await import(
+      '../runtime/clients.js'
+    );
+    const client = tableName === undefined ? undefined : dynamoClientFromEnv(io.env);
+    const store =
+      bucketName === undefined
+        ? undefined
+        : objectStoreFromEnv(bucketName, { ...io.env, [ENDPOINT_ENV.storeDir]: undefined });
+    return {
+      description: [tableName && `table ${tableName}`, bucketName && `bucket ${bucketName}`]
+        .filter(Boolean)
+        .join(', '),
+      table: client && tableName ? { client, tableName } : undefined,
+      store,
+      close: async () => client?.destroy(),
+    };
+  }
+  const dataDir = path.resolve(
+    io.cwd,
+    dataDirOption ?? (io.env[LOCAL_SETTINGS.dataDir.env] || LOCAL_SETTINGS.dataDir.default),
+  );
+  const { openLocalTable } = await import('../local/local-table.js');
+  const local = await openLocalTable(dataDir);
+  return {
+    description: local.stack
+      ? `${dataDir} (through the running stack, pid ${local.stack.pid})`
+      : dataDir,
+    table: local.table,
+    store: new FsObjectStore(dataDirLayout(dataDir).objectsDir),
+    close: local.close,
+  };
+}
+
+/** The table, or a usage error saying which option is missing. */
+export function requireTable(target: Target, command: string): Table {
+  if (!target.table) throw new UsageError(`${command} needs the table: add --table <name>`);
+  return target.table;
+}
+
+/** The object store, or a usage error saying which option is missing. */
+export function requireStore(target: Target, command: string): ObjectStore {
+  if (!target.store) throw new UsageError(`${command} needs the bucket: add --bucket <name>`);
+  return target.store;
+}

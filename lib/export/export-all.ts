@@ -1,0 +1,66 @@
+/**
+ * The scheduled export: every shard whose WAL advanced past its watermark,
+ * one at a time (each fold holds its shard's live keys in memory, so shards
+ * are not folded side by side). Shard records come from a paginated Scan;
+ * idle shards cost one scanned item and nothing else.
+ */
+import { scanShardRecords } from '../memtable/list-shards.js';
+import { logger } from '../observability/telemetry.js';
+import { type ErrorSummary, summarize } from '../recovery/wal-chain.js';
+import type { ExportDeps } from './deps.js';
+import type { ExportReport } from './export-report.js';
+import { type ExportOptions, exportShard } from './export-shard.js';
+
+/** Options of `exportAll`. */
+export interface ExportAllOptions extends ExportOptions {
+  /** Checked before each shard; true leaves the rest for the next run (a Lambda near its deadline). */
+  shouldStop?: () => boolean;
+}
+
+/** The outcome of one scheduled run. */
+export interface ExportAllReport {
+  kind: 'export-all';
+  /** Shard records seen. */
+  shards: number;
+  /** Shards whose WAL had advanced past the watermark (and were not poisoned). */
+  due: number;
+  reports: ExportReport[];
+  failed: Array<{ shard: string; error: ErrorSummary }>;
+  /** Due shards left for the next run. */
+  deferred: string[];
+  durationMs: number;
+}
+
+/** Exports every due shard. */
+export async function exportAll(deps: ExportDeps, options: ExportAllOptions = {}): Promise<ExportAllReport> {
+  const started = deps.now();
+  const due: string[] = [];
+  let shards = 0;
+  for await (const record of scanShardRecords(deps.table)) {
+    shards += 1;
+    if (!record.poison && record.walNextPos > record.aofWatermark) due.push(record.shard);
+  }
+  due.sort();
+  const report: ExportAllReport = { kind: 'export-all', shards, due: due.length, reports: [], failed: [], deferred: [], durationMs: 0 };
+  for (const [index, shard] of due.entries()) {
+    if (options.shouldStop?.()) {
+      report.deferred = due.slice(index);
+      break;
+    }
+    try {
+      report.reports.push(await exportShard(deps, shard, options));
+    } catch (error) {
+      logger.error('export threw; the next run retries', { shard, error: error as Error });
+      report.failed.push({ shard, error: summarize(error) });
+    }
+  }
+  report.durationMs = deps.now() - started;
+  logger.info('export-all', {
+    shards,
+    due: due.length,
+    exported: report.reports.filter((r) => r.status === 'exported' || r.status === 'adopted').length,
+    failed: report.failed.length + report.reports.filter((r) => r.status === 'failed').length,
+    deferred: report.deferred.length,
+  });
+  return report;
+}

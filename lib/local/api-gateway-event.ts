@@ -1,0 +1,109 @@
+/**
+ * Converts a Node HTTP request into the API Gateway HTTP API (payload 2.0)
+ * event the deployed handlers receive, and a handler's result back into the
+ * response, so the local stack runs the very same handlers.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
+import type { RouteMatch } from './http-routes.js';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The body as API Gateway passes it: UTF-8 text, else base64 with `isBase64Encoded`. */
+function encodeBody(bytes: Buffer): { body?: string; isBase64Encoded: boolean } {
+  if (bytes.length === 0) return { isBase64Encoded: false };
+  try {
+    return { body: utf8.decode(bytes), isBase64Encoded: false };
+  } catch {
+    return { body: bytes.toString('base64'), isBase64Encoded: true };
+  }
+}
+
+/** Repeated query parameters are joined with commas, as API Gateway does. */
+function queryParameters(search: URLSearchParams): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  for (const [name, value] of search) out[name] = name in out ? `${out[name]},${value}` : value;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** Header names lowercased, repeated headers joined with commas; cookies go to `cookies`. */
+function headersOf(request: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || name === 'cookie') continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  return out;
+}
+
+/** The API Gateway v2 event of `request` on `route`. */
+export function toApiGatewayEvent(
+  request: IncomingMessage,
+  route: RouteMatch,
+  body: Buffer,
+  now: Date = new Date(),
+): APIGatewayProxyEventV2 {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const headers = headersOf(request);
+  const cookies = request.headers.cookie?.split(/;\s*/).filter((c) => c !== '');
+  const method = request.method ?? 'GET';
+  const host = headers.host ?? 'localhost';
+  return {
+    version: '2.0',
+    routeKey: route.routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    ...(cookies && cookies.length > 0 ? { cookies } : {}),
+    headers,
+    queryStringParameters: queryParameters(url.searchParams),
+    pathParameters: route.pathParameters,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: host,
+      domainPrefix: host.split('.')[0] ?? host,
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey: route.routeKey,
+      stage: '$default',
+      time: now.toISOString(),
+      timeEpoch: now.getTime(),
+    },
+    ...encodeBody(body),
+  };
+}
+
+/**
+ * Writes a handler's result. A structured result (`statusCode`) is sent as
+ * is; anything else is API Gateway's shorthand: 200 with the value as JSON.
+ */
+export function writeResult(
+  response: ServerResponse,
+  result: APIGatewayProxyResultV2,
+  extraHeaders: Record<string, string> = {},
+): void {
+  if (typeof result !== 'object' || result === null || !('statusCode' in result)) {
+    const body = typeof result === 'string' ? result : JSON.stringify(result);
+    response.writeHead(200, { 'content-type': 'application/json', ...extraHeaders });
+    response.end(body);
+    return;
+  }
+  const headers: Record<string, string | string[]> = { ...extraHeaders };
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  if (result.cookies && result.cookies.length > 0) headers['set-cookie'] = result.cookies;
+  const body =
+    result.body === undefined
+      ? undefined
+      : result.isBase64Encoded
+        ? Buffer.from(result.body, 'base64')
+        : result.body;
+  response.writeHead(result.statusCode ?? 200, headers);
+  response.end(body);
+}

@@ -1,0 +1,40 @@
+/**
+ * Errors of the local stack and of the CLI commands that read its data
+ * folder. Each names the folder (and the process holding it, when known).
+ */
+import { ErrorKind, ShardwalError } from '../errors.js';
+
+/** A stack already runs on this data folder. */
+export class StackRunningError extends ShardwalError {
+  readonly pid: number;
+  constructor(dataDir: string, pid: number, httpUrl: string) {
+    super(
+      ErrorKind.unavailable,
+      `a shardwal stack (pid ${pid}, ${httpUrl}) already runs on ${dataDir}; stop it first or use another SHARDWAL_DATA_DIR`,
+    );
+    this.name = 'StackRunningError';
+    this.pid = pid;
+  }
+}
+
+/** The data folder's DynamoDB files are locked by another process. */
+export class DataDirLockedError extends ShardwalError {
+  constructor(dynamodbDir: string) {
+    super(
+      ErrorKind.unavailable,
+      `${dynamodbDir} is locked by another process (a stack starting or stopping, or another shardwal command); retry in a moment`,
+    );
+    this.name = 'DataDirLockedError';
+  }
+}
+
+/** The data folder holds no shardwal data. */
+export class NoLocalDataError extends ShardwalError {
+  constructor(dataDir: string) {
+    super(
+      ErrorKind.notFound,
+      `no shardwal data in ${dataDir}; run \`shardwal start\` first, or point SHARDWAL_DATA_DIR (--data-dir) at an existing data folder`,
+    );
+    this.name = 'NoLocalDataError';
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Settings of the local stack, from the environment, validated at start with
+ * errors naming the setting and its value (like `lib/config.ts`, which still
+ * validates the service settings the handlers read).
+ *
+ * The flush interval is capped at 1000 ms here: the local stack exists to
+ * show the service working, and a durable put waits up to about three
+ * intervals, so a slower local ticker would only make every example feel
+ * broken. A larger value is rejected naming it, never clamped; `off` is
+ * rejected too (the timer loop *is* the local ticker).
+ */
+import { SETTINGS, TICKER_OFF } from '../config.js';
+import { ConfigError } from '../errors.js';
+
+/** Largest flush interval the local stack accepts. */
+export const LOCAL_MAX_FLUSH_INTERVAL_MS = 1_000;
+
+/** Environment names and defaults of the local settings. */
+export const LOCAL_SETTINGS = {
+  port: { env: 'PORT', default: 3_000 },
+  dataDir: { env: 'SHARDWAL_DATA_DIR', default: './.shardwal' },
+  /** Default: PORT + 1 (ephemeral when PORT is 0). */
+  dynamodbPort: { env: 'SHARDWAL_DYNAMODB_PORT' },
+  /** Default: PORT + 2 (ephemeral when PORT is 0). */
+  sqsPort: { env: 'SHARDWAL_SQS_PORT' },
+  flushIntervalMs: { env: SETTINGS.flushIntervalMs.env, default: LOCAL_MAX_FLUSH_INTERVAL_MS },
+  logLevel: { env: 'SHARDWAL_LOG_LEVEL', default: 'WARN' },
+} as const;
+
+/** Log levels the Powertools logger understands. */
+export const LOG_LEVELS = [
+  'TRACE',
+  'DEBUG',
+  'INFO',
+  'WARN',
+  'ERROR',
+  'CRITICAL',
+  'SILENT',
+] as const;
+
+/** Validated local settings. Ports of 0 mean "any free port". */
+export interface LocalSettings {
+  port: number;
+  dynamodbPort: number;
+  sqsPort: number;
+  dataDir: string;
+  flushIntervalMs: number;
+  logLevel: (typeof LOG_LEVELS)[number];
+}
+
+function parsePort(env: string, raw: string | undefined, fallback: () => number): number {
+  if (raw === undefined || raw.trim() === '') return fallback();
+  const value = Number(raw.trim());
+  if (!Number.isInteger(value) || value < 0 || value > 65_535) {
+    throw new ConfigError(env, raw, 'expected a port number from 0 to 65535 (0 = any free port)');
+  }
+  return value;
+}
+
+function parseInterval(raw: string | undefined): number {
+  const { env, default: fallback } = LOCAL_SETTINGS.flushIntervalMs;
+  if (raw === undefined || raw.trim() === '') return fallback;
+  if (raw.trim() === TICKER_OFF) {
+    throw new ConfigError(env, raw, 'the local stack needs its ticker; expected 1 to 1000');
+  }
+  const value = Number(raw.trim());
+  if (!Number.isInteger(value) || value < 1) {
+    throw new ConfigError(env, raw, 'expected a whole number of at least 1');
+  }
+  if (value > LOCAL_MAX_FLUSH_INTERVAL_MS) {
+    throw new ConfigError(
+      env,
+      raw,
+      `the local stack ticks at least once a second; expected at most ${LOCAL_MAX_FLUSH_INTERVAL_MS}`,
+    );
+  }
+  return value;
+}
+
+function parseLogLevel(raw: string | undefined): LocalSettings['logLevel'] {
+  const { env, default: fallback } = LOCAL_SETTINGS.logLevel;
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const level = raw.trim().toUpperCase();
+  const known = LOG_LEVELS.find((candidate) => candidate === level);
+  if (!known) throw new ConfigError(env, raw, `expected one of ${LOG_LEVELS.join(', ')}`);
+  return known;
+}
+
+/** Reads and validates the local settings. */
+export function localSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): LocalSettings {
+  const port = parsePort(LOCAL_SETTINGS.port.env, env.PORT, () => LOCAL_SETTINGS.port.default);
+  const sibling = (offset: number, name: string) => () => {
+    if (port === 0) return 0;
+    if (port + offset > 65_535) {
+      throw new ConfigError(name, undefined, `defaults to PORT+${offset}, past 65535; set it`);
+    }
+    return port + offset;
+  };
+  const dynamodbEnv = LOCAL_SETTINGS.dynamodbPort.env;
+  const sqsEnv = LOCAL_SETTINGS.sqsPort.env;
+  return {
+    port,
+    dynamodbPort: parsePort(dynamodbEnv, env[dynamodbEnv], sibling(1, dynamodbEnv)),
+    sqsPort: parsePort(sqsEnv, env[sqsEnv], sibling(2, sqsEnv)),
+    dataDir: env[LOCAL_SETTINGS.dataDir.env] || LOCAL_SETTINGS.dataDir.default,
+    flushIntervalMs: parseInterval(env[LOCAL_SETTINGS.flushIntervalMs.env]),
+    logLevel: parseLogLevel(env[LOCAL_SETTINGS.logLevel.env]),
+  };
+}

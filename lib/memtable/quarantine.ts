@@ -1,0 +1,133 @@
+/**
+ * Quarantined batches: batch items recovery had to reject because S3 already
+ * holds different content at their seq (a shard record rolled back behind S3
+ * handed the seq out again). They are never flushed and never silently
+ * dropped: rebuild moves them here, names them in its report, and an operator
+ * reads them back with `listRejectedBatches` to re-put what should be kept.
+ *
+ *   pk = shard#<shard>  sk = rejected#<generation>#<seq>           head
+ *   pk = shard#<shard>  sk = rejected#<generation>#<seq>#<part>    chunks
+ * `generation` is the one the rebuild commits, so a rebuild that crashed and
+ * runs again rewrites the same items (idempotent).
+ */
+import {
+  type AttributeValue,
+  PutItemCommand,
+  QueryCommand,
+} from '@aws-sdk/client-dynamodb';
+import { type BatchRow, decodeBatchRows } from './batch-codec.js';
+import { deleteBatches } from './batches.js';
+import { num, str } from './shard-record.js';
+import { batchSk, sendUnconditional, shardPk, type Table } from './table.js';
+import { padPosition } from '../paths.js';
+
+const REJECTED_PREFIX = 'rejected#';
+
+/** Sort key of a quarantined batch head. */
+export function rejectedSk(generation: number, seq: number): string {
+  return `${REJECTED_PREFIX}${padPosition(generation)}#${padPosition(seq)}`;
+}
+
+/** A quarantined batch as an operator reads it back. */
+export interface RejectedBatch {
+  seq: number;
+  generation: number;
+  rejectedAtMs: number;
+  reason: string;
+  createdAtMs: number;
+  idempotencyKey: string | undefined;
+  rows: BatchRow[];
+}
+
+/** Moves batch `seq` (head and chunks) to the quarantine; returns the quarantine head's sort key. */
+export async function quarantineBatch(
+  table: Table,
+  shard: string,
+  input: { seq: number; generation: number; reason: string; nowMs: number },
+): Promise<string> {
+  const items = await queryItems(table, shard, batchSk(input.seq), `${batchSk(input.seq)}#~`);
+  const headSk = rejectedSk(input.generation, input.seq);
+  for (const item of items) {
+    const sk = str(item, 'sk')!;
+    const suffix = sk.slice(batchSk(input.seq).length);
+    const copy: Record<string, AttributeValue> = { ...item, sk: { S: headSk + suffix } };
+    if (suffix === '') {
+      copy.rejectedAtMs = { N: String(input.nowMs) };
+      copy.rejectedReason = { S: input.reason };
+    }
+    await sendUnconditional(
+      table,
+      new PutItemCommand({ TableName: table.tableName, Item: copy }),
+      'PutItem quarantine batch',
+    );
+  }
+  await deleteBatches(
+    table,
+    shard,
+    items.map((item) => str(item, 'sk')!),
+  );
+  return headSk;
+}
+
+/** Every quarantined batch of the shard, oldest generation first, rows decoded. */
+export async function listRejectedBatches(table: Table, shard: string): Promise<RejectedBatch[]> {
+  const items = await queryItems(table, shard, REJECTED_PREFIX, `${REJECTED_PREFIX}~`);
+  const batches: RejectedBatch[] = [];
+  let chunks: Uint8Array[] = [];
+  let head: Record<string, AttributeValue> | undefined;
+  const finish = () => {
+    if (!head) return;
+    const sk = str(head, 'sk')!;
+    const [, generation, seq] = sk.split('#');
+    batches.push({
+      seq: Number(seq),
+      generation: Number(generation),
+      rejectedAtMs: num(head, 'rejectedAtMs', 0),
+      reason: str(head, 'rejectedReason') ?? '',
+      createdAtMs: num(head, 'createdAtMs', 0),
+      idempotencyKey: str(head, 'idemKey'),
+      rows: str(head, 'kind') === 'void' ? [] : decodeBatchRows(`${shard} ${sk}`, chunks),
+    });
+  };
+  for (const item of items) {
+    const sk = str(item, 'sk')!;
+    if (sk.split('#').length > 3) {
+      chunks.push(item.data?.B ?? new Uint8Array());
+      continue;
+    }
+    finish();
+    head = item;
+    chunks = item.data?.B ? [item.data.B] : [];
+  }
+  finish();
+  return batches;
+}
+
+async function queryItems(
+  table: Table,
+  shard: string,
+  lo: string,
+  hi: string,
+): Promise<Record<string, AttributeValue>[]> {
+  const items: Record<string, AttributeValue>[] = [];
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const out = await sendUnconditional<{
+      Items?: Record<string, AttributeValue>[];
+      LastEvaluatedKey?: Record<string, AttributeValue>;
+    }>(
+      table,
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
+        ExpressionAttributeValues: { ':pk': { S: shardPk(shard) }, ':lo': { S: lo }, ':hi': { S: hi } },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+      'Query batch items',
+    );
+    items.push(...(out.Items ?? []));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}

@@ -1,0 +1,151 @@
+/**
+ * Rebuild's writes to the shard record: the fence, the cursor reset, and the
+ * release of a fence whose rebuild stopped.
+ *
+ * Invariants kept here:
+ * R1. The fence bumps `epoch` unconditionally: a live flusher's commit, which
+ *     is conditional on its own epoch, fails from then on (C1 in commit.ts).
+ * R2. While fenced the shard carries a poison naming the rebuild, so no put
+ *     allocates a seq and no flusher claims; the cursors cannot move under it.
+ * R3. The reset is conditional on the fence's epoch: of two rebuilds the
+ *     later fence wins, and the earlier one changes nothing.
+ * R4. The reset moves every cursor in one update, bumps `generation` (durable
+ *     waiters learn the cursors were reset) and clears poison and lease.
+ */
+import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { type ShardRecord, toShardRecord } from './shard-record.js';
+import { CONDITION_FAILED, META_SK, PENDING_PK, send, sendUnconditional, shardPk, type Table } from './table.js';
+
+/** Input of `fenceForRebuild`. */
+export interface RebuildFenceInput {
+  owner: string;
+  nowMs: number;
+  leaseMs: number;
+  /** The poison reason puts and flushers see while the rebuild runs. */
+  reason: string;
+}
+
+/** Fences the shard for a rebuild (R1, R2); resolves to the record as fenced. */
+export async function fenceForRebuild(
+  table: Table,
+  shard: string,
+  input: RebuildFenceInput,
+): Promise<ShardRecord> {
+  const out = await sendUnconditional<{ Attributes?: Record<string, AttributeValue> }>(
+    table,
+    new UpdateItemCommand({
+      TableName: table.tableName,
+      Key: { pk: { S: shardPk(shard) }, sk: { S: META_SK } },
+      UpdateExpression:
+        'SET epoch = if_not_exists(epoch, :zero) + :one, leaseOwner = :owner, leaseExpiresAtMs = :expires, poison = :reason, poisonedAtMs = :now',
+      ExpressionAttributeValues: {
+        ':zero': { N: '0' },
+        ':one': { N: '1' },
+        ':owner': { S: input.owner },
+        ':expires': { N: String(input.nowMs + input.leaseMs) },
+        ':reason': { S: input.reason },
+        ':now': { N: String(input.nowMs) },
+      },
+      ReturnValues: 'ALL_NEW',
+    }),
+    'UpdateItem fence for rebuild',
+  );
+  return toShardRecord(shard, out.Attributes ?? {});
+}
+
+/** The cursors a rebuild proved from S3. */
+export interface CursorReset {
+  epoch: number;
+  durableSeq: number;
+  walNextPos: number;
+  nextRowOffset: number;
+  nextSeq: number;
+  bufferedBytes: number;
+  aofWatermark: number;
+  nowMs: number;
+}
+
+/** Resets the cursors under the fence (R3, R4); the new record, or undefined when a later fence won. */
+export async function resetCursors(
+  table: Table,
+  shard: string,
+  reset: CursorReset,
+): Promise<ShardRecord | undefined> {
+  const pending = reset.nextSeq > reset.durableSeq + 1;
+  const set = [
+    'durableSeq = :durable',
+    'walNextPos = :pos',
+    'nextRowOffset = :row',
+    'nextSeq = :next',
+    'bufferedBytes = :bytes',
+    'aofWatermark = :watermark',
+    'rebuiltAtMs = :now',
+    ...(pending ? ['pendingPk = :pending', 'pendingShard = :shard'] : []),
+  ];
+  const remove = [
+    'poison',
+    'poisonedAtMs',
+    'leaseOwner',
+    'leaseExpiresAtMs',
+    ...(pending ? [] : ['pendingPk', 'pendingShard']),
+  ];
+  const values: Record<string, AttributeValue> = {
+    ':durable': { N: String(reset.durableSeq) },
+    ':pos': { N: String(reset.walNextPos) },
+    ':row': { N: String(reset.nextRowOffset) },
+    ':next': { N: String(reset.nextSeq) },
+    ':bytes': { N: String(reset.bufferedBytes) },
+    ':watermark': { N: String(reset.aofWatermark) },
+    ':now': { N: String(reset.nowMs) },
+    ':one': { N: '1' },
+    ':epoch': { N: String(reset.epoch) },
+  };
+  if (pending) {
+    values[':pending'] = { S: PENDING_PK };
+    values[':shard'] = { S: shard };
+  }
+  const out = await send<{ Attributes?: Record<string, AttributeValue> }>(
+    table,
+    new UpdateItemCommand({
+      TableName: table.tableName,
+      Key: { pk: { S: shardPk(shard) }, sk: { S: META_SK } },
+      UpdateExpression: `SET ${set.join(', ')} REMOVE ${remove.join(', ')} ADD generation :one`,
+      ConditionExpression: 'epoch = :epoch',
+      ExpressionAttributeValues: values,
+      ReturnValues: 'ALL_NEW',
+    }),
+    'UpdateItem reset cursors',
+  );
+  return out === CONDITION_FAILED ? undefined : toShardRecord(shard, out.Attributes ?? {});
+}
+
+/**
+ * Lifts the fence of a rebuild that stopped without resetting anything: the
+ * poison goes back to what it was before (`previousPoison`, or none) and the
+ * lease is released. A later fence makes this a no-op (false).
+ */
+export async function releaseRebuildFence(
+  table: Table,
+  shard: string,
+  epoch: number,
+  previousPoison: string | undefined,
+): Promise<boolean> {
+  const values: Record<string, AttributeValue> = { ':epoch': { N: String(epoch) } };
+  let update = 'REMOVE leaseOwner, leaseExpiresAtMs, poison, poisonedAtMs';
+  if (previousPoison !== undefined) {
+    update = 'SET poison = :poison REMOVE leaseOwner, leaseExpiresAtMs';
+    values[':poison'] = { S: previousPoison };
+  }
+  const out = await send(
+    table,
+    new UpdateItemCommand({
+      TableName: table.tableName,
+      Key: { pk: { S: shardPk(shard) }, sk: { S: META_SK } },
+      UpdateExpression: update,
+      ConditionExpression: 'epoch = :epoch',
+      ExpressionAttributeValues: values,
+    }),
+    'UpdateItem release rebuild fence',
+  );
+  return out !== CONDITION_FAILED;
+}

@@ -1,0 +1,182 @@
+/**
+ * Rebuild one shard from S3, on demand or after divergence. Read top to bottom:
+ *
+ *   1. Read the shard record as it stands (the "before" cursors).
+ *   2. Replay, unfenced and read-only: the newest valid export, then the WAL
+ *      objects after it (`replay.ts` states the preference rules). A gap, a
+ *      corrupt object, an unknown version or a discontinuity stops it there:
+ *      the report names the object and why, and nothing is written.
+ *   3. Fence: bump the epoch (a live flusher's commit fails from now on), take
+ *      the lease and poison the shard with "rebuild in progress" (no put
+ *      allocates, no flusher claims), so the cursors hold still.
+ *   4. Catch up: walk on from where the replay ended, over objects appended
+ *      meanwhile (including a fenced flusher's uncommitted append: it holds
+ *      exactly the batches after the last one, I1 in flush-shard.ts). A stop
+ *      here lifts the fence and restores the poison as it was.
+ *   5. Reconcile the batch items with what S3 proves (`reconcile-batches.ts`).
+ *   6. Reset the cursors to what S3 proves, conditional on the fence's epoch:
+ *      durableSeq = last replayed seq, walNextPos = next position, the row
+ *      offset after it, nextSeq = max(nextSeq, durableSeq + 1), generation + 1,
+ *      watermark = the export replayed from; lease and poison cleared; the
+ *      pending marker kept while batches remain above durableSeq.
+ *
+ * Replay runs before the fence so a healthy shard keeps taking puts during
+ * the long part; only steps 4-6 hold it.
+ */
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { NotFoundError } from '../errors.js';
+import { fenceForRebuild, releaseRebuildFence, resetCursors } from '../memtable/reset-cursors.js';
+import { readShardRecord } from '../memtable/shard-record.js';
+import { Metric } from '../observability/metric-names.js';
+import { logger, metrics } from '../observability/telemetry.js';
+import { assertShardName } from '../paths.js';
+import { snapshotCursors } from './cursors.js';
+import type { RecoveryDeps } from './deps.js';
+import { Phase, type ProgressListener } from './progress.js';
+import { reconcileBatches } from './reconcile-batches.js';
+import type { RebuildReport } from './rebuild-report.js';
+import { extendReplay, type Replay, replayShard } from './replay.js';
+import { stopReport } from './stop-report.js';
+
+/** Options of `rebuildShard`. */
+export interface RebuildOptions {
+  /** Start from the newest valid export (default). False replays the whole WAL from position 0. */
+  useExport?: boolean;
+  onProgress?: ProgressListener;
+}
+
+/** Rebuilds `shard`; throws NotFoundError when neither the table nor S3 knows it. */
+export async function rebuildShard(
+  deps: RecoveryDeps,
+  shard: string,
+  options: RebuildOptions = {},
+): Promise<RebuildReport> {
+  assertShardName(shard);
+  const started = deps.now();
+  const progress = options.onProgress;
+  // 1. Before.
+  const before = await readShardRecord(deps.table, shard);
+  // 2. Replay, unfenced.
+  const replay = await replayShard(deps.store, shard, {
+    useExport: options.useExport,
+    indexSeqsAbove: before?.durableSeq ?? 0,
+    targetPosition: before?.walNextPos,
+    onProgress: progress,
+  });
+  if (!before && !replay.export && replay.walk.objects === 0 && replay.walk.stop.reason === 'end') {
+    throw new NotFoundError(`shard ${shard}`);
+  }
+  const report = initialReport(shard, replay, snapshotCursors(before));
+  const finish = () => finishReport(report, replay, deps.now() - started);
+  if (replay.walk.stop.reason !== 'end') return finish();
+
+  // 3. Fence.
+  const fenced = await fenceForRebuild(deps.table, shard, {
+    owner: deps.owner,
+    nowMs: deps.now(),
+    leaseMs: deps.leaseMs,
+    reason: `recovery: rebuild by ${deps.owner} in progress since ${new Date(deps.now()).toISOString()}`,
+  });
+
+  // 4. Catch up.
+  await extendReplay(deps.store, replay, Phase.catchUp, {
+    indexSeqsAbove: Math.min(before?.durableSeq ?? 0, fenced.durableSeq),
+    targetPosition: fenced.walNextPos,
+    onProgress: progress,
+  });
+  if (replay.walk.stop.reason !== 'end') {
+    await releaseRebuildFence(deps.table, shard, fenced.epoch, before?.poison);
+    return finish();
+  }
+
+  // 5. Reconcile batch items.
+  const proven = replay.walk.end;
+  const generation = fenced.generation + 1;
+  progress?.({ shard, phase: Phase.batches, position: proven.position, rows: rowsRead(replay) });
+  report.batches = await reconcileBatches(deps, { shard, fenced, proven, replay, generation, nowMs: deps.now() });
+
+  // 6. Reset the cursors.
+  progress?.({ shard, phase: Phase.commit, position: proven.position, rows: rowsRead(replay) });
+  const after = await resetCursors(deps.table, shard, {
+    epoch: fenced.epoch,
+    durableSeq: proven.lastSeq,
+    walNextPos: proven.position,
+    nextRowOffset: proven.nextRowOffset,
+    nextSeq: Math.max(fenced.nextSeq, proven.lastSeq + 1),
+    bufferedBytes: report.batches.pending.bytes,
+    aofWatermark: replay.export?.coveredPosition ?? 0,
+    nowMs: deps.now(),
+  });
+  report.status = after ? 'rebuilt' : 'fenced-out';
+  report.cursors.after = snapshotCursors(after);
+  if (!after) {
+    report.warnings.push(
+      `a later fence (epoch above ${fenced.epoch}) took the shard during the rebuild; its cursors were not reset by this run`,
+    );
+  }
+  return finish();
+}
+
+function initialReport(shard: string, replay: Replay, before: RebuildReport['cursors']['before']): RebuildReport {
+  return {
+    kind: 'rebuild',
+    shard,
+    status: 'stopped',
+    export: replay.export ?? null,
+    fallbacks: replay.fallbacks,
+    warnings: replay.warnings,
+    replayed: { fromPosition: 0, toPosition: 0, objects: 0, walRows: 0, exportRows: 0 },
+    liveKeys: 0,
+    keylessRows: 0,
+    stoppedAt: null,
+    skippedObjects: 0,
+    batches: null,
+    cursors: { before, after: null },
+    durationMs: 0,
+  };
+}
+
+function finishReport(report: RebuildReport, replay: Replay, durationMs: number): RebuildReport {
+  const { walk, state } = replay;
+  report.replayed = {
+    fromPosition: walk.start.position,
+    toPosition: walk.end.position,
+    objects: walk.objects,
+    walRows: walk.rows,
+    exportRows: replay.exportRows,
+  };
+  report.liveKeys = state.keyed.size;
+  report.keylessRows = state.keylessCount;
+  report.stoppedAt = stopReport(walk.stop);
+  report.skippedObjects = walk.beyond + (report.stoppedAt && report.stoppedAt.reason !== 'gap' ? 1 : 0);
+  report.durationMs = durationMs;
+  const summary = {
+    shard: report.shard,
+    status: report.status,
+    export: report.export?.key ?? null,
+    replayed: report.replayed,
+    stoppedAt: report.stoppedAt,
+    rejected: report.batches?.rejected.length ?? 0,
+    durationMs,
+  };
+  metrics.addMetric(Metric.rebuildRows, MetricUnit.Count, walk.rows + replay.exportRows);
+  metrics.addMetric(Metric.rebuildDurationMs, MetricUnit.Milliseconds, durationMs);
+  if (report.batches && report.batches.rejectedRows > 0) {
+    metrics.addMetric(Metric.rowsRejected, MetricUnit.Count, report.batches.rejectedRows);
+    logger.error('rebuild rejected rows whose seq is already durable in S3 with other content', {
+      shard: report.shard,
+      rejected: report.batches.rejected.map((r) => ({ seq: r.seq, rows: r.rowCount, quarantineKey: r.quarantineKey })),
+    });
+  }
+  if (report.status === 'stopped') {
+    metrics.addMetric(Metric.rebuildsStopped, MetricUnit.Count, 1);
+    logger.error('rebuild stopped', summary);
+  } else {
+    logger.info('rebuild', summary);
+  }
+  return report;
+}
+
+function rowsRead(replay: Replay): number {
+  return replay.exportRows + replay.walk.rows;
+}

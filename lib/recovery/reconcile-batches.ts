@@ -1,0 +1,261 @@
+/**
+ * Rebuild's reconciliation of the batch items in DynamoDB with what S3
+ * proves, run under the fence (no put allocates, no flusher commits). With D
+ * the last seq S3 proves and R the fenced record's `durableSeq`:
+ *
+ * 1. Items at seq ≤ min(R, D) are covered: a seq the record called durable was
+ *    written before the commit that covered it, and that WAL object was built
+ *    from (or verified against) the item. Deleted.
+ * 2. Items at seq in (R, D] exist only when the record was behind S3 (rolled
+ *    back): either a leftover of the original put (same content as S3: covered,
+ *    deleted), or a put the rolled-back record handed a seq S3 already holds.
+ *    The latter can never be flushed at its seq, and its rows were acked: it
+ *    is **rejected** — moved to the quarantine (`quarantine.ts`), listed with
+ *    its rows in the report, never silently dropped. Content is compared with
+ *    the WAL object holding the seq; a seq inside the export (which keeps no
+ *    per-seq content) is covered only if the item predates the export.
+ * 3. A seq in (R, D] that was allocated recently and has no item may still be
+ *    written by a put in flight: it is sealed void (a late write then fails
+ *    its condition and its caller gets an error). These voids stay as
+ *    tombstones; every other void at seq ≤ D is covered and deleted.
+ * 4. Items at seq > D are pending: kept, their bytes become `bufferedBytes`,
+ *    and the flusher appends them after the rebuild.
+ * 5. When R > D, seqs in (D, R] were acked durable but S3 does not hold them:
+ *    an item still there is pending again (flushed anew); a missing one is
+ *    **lost** and reported, and sealed void so the flusher does not wait on
+ *    it (safe: its put finished before the commit that called it durable, so
+ *    no write can still come).
+ */
+import { UnavailableError } from '../errors.js';
+import type { BatchRow } from '../memtable/batch-codec.js';
+import { type BatchHead, listBatchHeads } from '../memtable/batch-heads.js';
+import { deleteBatches, readBatches, sealVoid } from '../memtable/batches.js';
+import { quarantineBatch } from '../memtable/quarantine.js';
+import type { ShardRecord } from '../memtable/shard-record.js';
+import { walKey } from '../paths.js';
+import { decodeWal } from '../wal/decode.js';
+import type { WalObject, WalRow } from '../wal/format.js';
+import type { RecoveryDeps } from './deps.js';
+import type { ObjectSpan, Replay } from './replay.js';
+import type { ChainCursor } from './wal-chain.js';
+
+/** Rows of rejected batches shown in a report, in all; the quarantine keeps every row. */
+export const MAX_REPORTED_REJECTED_ROWS = 1_000;
+
+/** A batch rejected because its seq is already durable in S3 with other content. */
+export interface RejectedBatchReport {
+  seq: number;
+  rowCount: number;
+  /** The batch's rows, up to the report's budget (`rowsShown` of `rowCount`). */
+  rows: BatchRow[];
+  rowsShown: number;
+  createdAtMs: number;
+  idempotencyKey: string | null;
+  /** Sort key of the quarantined copy (partition `shard#<shard>`). */
+  quarantineKey: string;
+  reason: string;
+}
+
+/** What reconciliation did. */
+export interface Reconciliation {
+  /** Batch items deleted because S3 already holds them. */
+  coveredDeleted: number;
+  rejected: RejectedBatchReport[];
+  rejectedRows: number;
+  /** Seqs sealed void to turn away a put still in flight (rule 3). */
+  sealed: number[];
+  /** Seqs acked durable that S3 does not hold; `missing` of them have no item left and were sealed void (rule 5). */
+  lost: { fromSeq: number; toSeq: number; missing: number } | null;
+  pending: { batches: number; fromSeq: number | null; toSeq: number | null; bytes: number };
+}
+
+/** Input of `reconcileBatches`. */
+export interface ReconcileInput {
+  shard: string;
+  fenced: ShardRecord;
+  proven: ChainCursor;
+  replay: Replay;
+  /** The generation the cursor reset will commit (names quarantine items). */
+  generation: number;
+  nowMs: number;
+}
+
+/** Reconciles the shard's batch items with S3 (see the rules above). */
+export async function reconcileBatches(deps: RecoveryDeps, input: ReconcileInput): Promise<Reconciliation> {
+  const { shard, fenced, proven } = input;
+  const provenSeq = proven.lastSeq;
+  let heads = await listBatchHeads(deps.table, shard);
+  const sealed = await sealInFlight(deps, input, heads);
+  if (sealed.touched) heads = await listBatchHeads(deps.table, shard);
+  const out: Reconciliation = {
+    coveredDeleted: 0,
+    rejected: [],
+    rejectedRows: 0,
+    sealed: sealed.seqs,
+    lost: null,
+    pending: { batches: 0, fromSeq: null, toSeq: null, bytes: 0 },
+  };
+  const trusted = Math.min(fenced.durableSeq, provenSeq);
+  const covered: string[] = [];
+  const s3 = new S3Content(deps, input);
+  let shown = 0;
+  for (const head of heads) {
+    if (head.seq > provenSeq) {
+      out.pending.batches += 1;
+      out.pending.fromSeq ??= head.seq;
+      out.pending.toSeq = head.seq;
+      out.pending.bytes += head.bytes;
+      continue;
+    }
+    if (head.kind === 'void') {
+      if (!sealed.seqs.includes(head.seq)) covered.push(...head.itemKeys);
+      continue;
+    }
+    if (head.seq <= trusted) {
+      covered.push(...head.itemKeys);
+      continue;
+    }
+    const verdict = await s3.compare(head);
+    if (verdict.covered) {
+      covered.push(...head.itemKeys);
+      continue;
+    }
+    const quarantineKey = await quarantineBatch(deps.table, shard, {
+      seq: head.seq,
+      generation: input.generation,
+      reason: verdict.reason,
+      nowMs: input.nowMs,
+    });
+    const rows = verdict.rows.slice(0, Math.max(0, MAX_REPORTED_REJECTED_ROWS - shown));
+    shown += rows.length;
+    out.rejectedRows += verdict.rows.length;
+    out.rejected.push({
+      seq: head.seq,
+      rowCount: verdict.rows.length,
+      rows,
+      rowsShown: rows.length,
+      createdAtMs: head.createdAtMs,
+      idempotencyKey: head.idempotencyKey ?? null,
+      quarantineKey,
+      reason: verdict.reason,
+    });
+  }
+  await deleteBatches(deps.table, shard, covered);
+  out.coveredDeleted = covered.length;
+  if (fenced.durableSeq > provenSeq) {
+    const fromSeq = provenSeq + 1;
+    const toSeq = fenced.durableSeq;
+    const present = new Set(heads.filter((h) => h.seq >= fromSeq && h.seq <= toSeq).map((h) => h.seq));
+    out.lost = { fromSeq, toSeq, missing: toSeq - fromSeq + 1 - present.size };
+    for (let seq = fromSeq; seq <= toSeq; seq++) {
+      if (!present.has(seq)) await sealVoid(deps.table, shard, seq, input.nowMs);
+    }
+  }
+  return out;
+}
+
+/** Rule 3: seals the recently allocated, unwritten seqs in (R, min(nextSeq-1, D)]. */
+async function sealInFlight(
+  deps: RecoveryDeps,
+  input: ReconcileInput,
+  heads: readonly BatchHead[],
+): Promise<{ seqs: number[]; touched: boolean }> {
+  const { fenced, proven, shard, nowMs } = input;
+  const fromSeq = fenced.durableSeq + 1;
+  const toSeq = Math.min(fenced.nextSeq - 1, proven.lastSeq);
+  const seqs: number[] = [];
+  let touched = false;
+  let index = 0;
+  for (let seq = fromSeq; seq <= toSeq; seq++) {
+    while (index < heads.length && heads[index]!.seq < seq) index++;
+    const next = heads[index];
+    if (next?.seq === seq) continue;
+    // As in resolve-pending.ts: a gap was allocated no later than the next written batch.
+    const allocatedBy = next ? next.createdAtMs : (fenced.lastAllocAtMs ?? nowMs);
+    if (nowMs - allocatedBy >= deps.gapSealMs) continue; // long dead: no write can still come
+    touched = true;
+    if ((await sealVoid(deps.table, shard, seq, nowMs)) === 'sealed') seqs.push(seq);
+  }
+  return { seqs, touched };
+}
+
+type Verdict = { covered: true } | { covered: false; reason: string; rows: BatchRow[] };
+
+/** What S3 holds at a seq, read from the WAL object that covers it (one object cached). */
+class S3Content {
+  #cached: WalObject | undefined;
+
+  constructor(
+    private readonly deps: RecoveryDeps,
+    private readonly input: ReconcileInput,
+  ) {}
+
+  async compare(head: BatchHead): Promise<Verdict> {
+    const { seq } = head;
+    const [batch] = await readBatches(this.deps.table, {
+      shard: this.input.shard,
+      fromSeq: seq,
+      toSeq: seq,
+      maxBytes: Number.MAX_SAFE_INTEGER,
+    });
+    const rows = batch?.kind === 'rows' ? batch.rows : [];
+    const span = findSpan(this.input.replay.objectIndex, seq);
+    const already = `rows rejected: seq ${seq} already durable in S3`;
+    if (span) {
+      const object = await this.#object(span.position);
+      if (object.header.voidSeqs.includes(seq)) {
+        return { covered: false, reason: `${already} as a void (position ${span.position})`, rows };
+      }
+      const stored = object.rows.filter((row) => row.seq === seq).map(toBatchRow);
+      if (sameRows(rows, stored)) return { covered: true };
+      return { covered: false, reason: `${already} with different rows (position ${span.position})`, rows };
+    }
+    const used = this.input.replay.export;
+    if (used && seq <= used.lastSeq) {
+      if (head.createdAtMs <= used.createdAtMs) return { covered: true };
+      return {
+        covered: false,
+        reason: `${already}: written after the export ${used.key} that covers it was built`,
+        rows,
+      };
+    }
+    return { covered: false, reason: `${already}, and its content there could not be located`, rows };
+  }
+
+  async #object(position: number): Promise<WalObject> {
+    if (this.#cached?.header.position === position) return this.#cached;
+    const key = walKey(this.input.shard, position);
+    const bytes = await this.deps.store.get(key);
+    if (!bytes) throw new UnavailableError(`${key} vanished during rebuild; run it again`);
+    this.#cached = decodeWal(key, bytes);
+    return this.#cached;
+  }
+}
+
+/** The span holding `seq`; spans ascend by position and so by seq. */
+function findSpan(spans: readonly ObjectSpan[], seq: number): ObjectSpan | undefined {
+  let lo = 0;
+  let hi = spans.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const span = spans[mid]!;
+    if (seq < span.firstSeq) hi = mid - 1;
+    else if (seq > span.lastSeq) lo = mid + 1;
+    else return span;
+  }
+  return undefined;
+}
+
+function toBatchRow(row: WalRow): BatchRow {
+  const out: BatchRow = {};
+  if (row.key !== undefined) out.key = row.key;
+  if (row.delete) out.delete = true;
+  if (row.row !== undefined) out.row = row.row;
+  return out;
+}
+
+function sameRows(a: readonly BatchRow[], b: readonly BatchRow[]): boolean {
+  if (a.length !== b.length) return false;
+  const canonical = (row: BatchRow) => JSON.stringify(toBatchRow({ seq: 0, offset: 0, ...row }));
+  return a.every((row, i) => canonical(row) === canonical(b[i]!));
+}

@@ -1,0 +1,218 @@
+/**
+ * Replay: the read-only heart of rebuild. Loads the newest valid AOF export
+ * (the authority) and replays the WAL objects after the position it covers,
+ * in order, stopping at the first gap, corrupt object or discontinuity.
+ *
+ * The preference rules (DESIGN.md, "Recovery"):
+ * 1. The export is the authority: WAL objects below its covered position are
+ *    never read, so a WAL object there, whatever it holds, never shadows it.
+ * 2. An export that does not verify is passed over for the next older one,
+ *    with a warning naming it and why.
+ * 3. With no valid export the whole WAL is replayed from position 0, with a
+ *    warning saying recovery is running without an export.
+ * 4. The WAL tail is applied in position order; an object in an unknown format
+ *    version stops the replay by its error's name (never skipped).
+ */
+import { logger } from '../observability/telemetry.js';
+import type { ObjectStore } from '../store/object-store.js';
+import { type ExportFallback, listExports, loadNewestValid, streamExport } from './export-source.js';
+import { Phase, PROGRESS_ROWS, type ProgressListener } from './progress.js';
+import { ShardState } from './shard-state.js';
+import { type ChainCursor, type ChainWalk, walkWalChain } from './wal-chain.js';
+
+/** Options of `replayShard`. */
+export interface ReplayOptions {
+  /** Load the newest valid export first (default). False replays the whole WAL from position 0. */
+  useExport?: boolean;
+  /** Hold each live key's row (default false: keys only). */
+  keepRows?: boolean;
+  /** Hold keyless rows (default false: counted only). */
+  keepKeyless?: boolean;
+  /** Remember the seq span of each tail object whose lastSeq is above this seq. */
+  indexSeqsAbove?: number;
+  /** The position the caller expects the chain to reach (progress only). */
+  targetPosition?: number;
+  onProgress?: ProgressListener;
+}
+
+/** The seq span of one replayed WAL object. */
+export interface ObjectSpan {
+  position: number;
+  firstSeq: number;
+  lastSeq: number;
+  createdAtMs: number;
+}
+
+/** The export a replay started from. */
+export interface ExportUsed {
+  key: string;
+  coveredPosition: number;
+  lastSeq: number;
+  nextRowOffset: number;
+  keyedCount: number;
+  keylessCount: number;
+  previousExport: number | null;
+  createdAtMs: number;
+}
+
+/** The outcome of a replay. */
+export interface Replay {
+  shard: string;
+  export: ExportUsed | undefined;
+  fallbacks: ExportFallback[];
+  warnings: string[];
+  walk: ChainWalk;
+  state: ShardState;
+  objectIndex: ObjectSpan[];
+  /** Rows read from the export. */
+  exportRows: number;
+}
+
+/** Text of the warning a replay without an export carries. */
+export const NO_EXPORT_WARNING = 'recovery is running without an export';
+
+/** Replays `shard` from its newest valid export and the WAL tail after it. */
+export async function replayShard(
+  store: ObjectStore,
+  shard: string,
+  options: ReplayOptions = {},
+): Promise<Replay> {
+  const warnings: string[] = [];
+  const warn = (message: string, extra: Record<string, unknown> = {}) => {
+    warnings.push(message);
+    logger.warn(message, { shard, ...extra });
+  };
+  const fallbacks: ExportFallback[] = [];
+  const fresh = () =>
+    new ShardState({ keepRows: options.keepRows ?? false, keepKeyless: options.keepKeyless ?? false });
+  let state = fresh();
+  let exportUsed: ExportUsed | undefined;
+  let exportRows = 0;
+  if (options.useExport ?? true) {
+    const refs = (await listExports(store, shard)).reverse();
+    const loaded = await loadNewestValid(
+      refs,
+      async (ref) => {
+        const attempt = fresh();
+        let rows = 0;
+        const tick = () => {
+          if (++rows % PROGRESS_ROWS === 0) {
+            options.onProgress?.({ shard, phase: Phase.export, position: ref.coveredPosition, rows });
+          }
+        };
+        const header = await streamExport(store, ref, {
+          keyed: (row) => {
+            attempt.loadKeyed(row);
+            tick();
+          },
+          keyless: (row) => {
+            attempt.loadKeyless(row);
+            tick();
+          },
+        });
+        return { header, state: attempt, rows };
+      },
+      (fallback) => {
+        fallbacks.push(fallback);
+        warn(
+          `export ${fallback.key} failed verification (${fallback.error.name}: ${fallback.error.message}); falling back to the previous export`,
+          { fallback },
+        );
+      },
+    );
+    if (loaded) {
+      const { header } = loaded.result;
+      state = loaded.result.state;
+      exportRows = loaded.result.rows;
+      exportUsed = {
+        key: loaded.ref.key,
+        coveredPosition: header.coveredPosition,
+        lastSeq: header.lastSeq,
+        nextRowOffset: header.nextRowOffset,
+        keyedCount: header.keyedCount,
+        keylessCount: header.keylessCount,
+        previousExport: header.previousExport,
+        createdAtMs: header.createdAtMs,
+      };
+    } else {
+      const why =
+        refs.length === 0
+          ? 'the shard has no AOF export'
+          : `none of its ${refs.length} AOF exports verified`;
+      warn(`${NO_EXPORT_WARNING}: ${why}; replaying the whole WAL from position 0`);
+    }
+  } else {
+    warn(`${NO_EXPORT_WARNING}: exports ignored on request; replaying the whole WAL from position 0`);
+  }
+  const start: ChainCursor = exportUsed
+    ? {
+        position: exportUsed.coveredPosition,
+        lastSeq: exportUsed.lastSeq,
+        nextRowOffset: exportUsed.nextRowOffset,
+      }
+    : { position: 0, lastSeq: 0, nextRowOffset: 0 };
+  const replay: Replay = {
+    shard,
+    export: exportUsed,
+    fallbacks,
+    warnings,
+    walk: { start, end: start, objects: 0, rows: 0, stop: { reason: 'end' }, beyond: 0 },
+    state,
+    objectIndex: [],
+    exportRows,
+  };
+  await extendReplay(store, replay, Phase.wal, options);
+  return replay;
+}
+
+/**
+ * Continues a replay from where its walk ended (rebuild's catch-up after the
+ * fence), folding into the same state. The walk's counts accumulate; its stop
+ * is replaced by the new walk's.
+ */
+export async function extendReplay(
+  store: ObjectStore,
+  replay: Replay,
+  phase: Phase,
+  options: Pick<ReplayOptions, 'indexSeqsAbove' | 'targetPosition' | 'onProgress'> = {},
+): Promise<void> {
+  const { shard, state } = replay;
+  const indexAbove = options.indexSeqsAbove;
+  const previous = replay.walk;
+  const walk = await walkWalChain(store, shard, previous.end, {
+    onRow: (row) => void state.apply(row),
+    beginObject: () => state.beginObject(),
+    rollbackObject: () => state.rollbackObject(),
+    onObject: (header, after) => {
+      state.commitObject();
+      if (indexAbove !== undefined && header.lastSeq > indexAbove) {
+        replay.objectIndex.push({
+          position: header.position,
+          firstSeq: header.firstSeq,
+          lastSeq: header.lastSeq,
+          createdAtMs: header.createdAtMs,
+        });
+      }
+      options.onProgress?.({
+        shard,
+        phase,
+        position: after.position,
+        targetPosition: options.targetPosition,
+        rows: replay.exportRows + previous.rows + walk0Rows(after, previous),
+      });
+    },
+  });
+  replay.walk = {
+    start: previous.start,
+    end: walk.end,
+    objects: previous.objects + walk.objects,
+    rows: previous.rows + walk.rows,
+    stop: walk.stop,
+    beyond: walk.beyond,
+  };
+}
+
+/** Rows folded by the running walk, from the offsets (each row takes one offset). */
+function walk0Rows(after: ChainCursor, previous: ChainWalk): number {
+  return after.nextRowOffset - previous.end.nextRowOffset;
+}

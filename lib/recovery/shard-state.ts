@@ -1,0 +1,124 @@
+/**
+ * A shard's state as replay folds it: keyed rows (the newest position wins,
+ * a delete removes the key) and keyless rows in offset order. Replay walks
+ * positions ascending and rows in offset order, so "newest position wins" is
+ * simply "the last write of a key wins".
+ *
+ * Memory: one map entry per live key (the row itself only with `keepRows`);
+ * keyless rows are only counted unless `keepKeyless` asks to hold them.
+ * While a WAL object is read its rows are provisional (the checksum is at its
+ * end), so `beginObject` starts an undo log that `rollbackObject` replays
+ * when the object turns out corrupt; the log holds one object's keyed rows.
+ */
+import type { AofKeyedRow, AofKeylessRow } from '../aof/format.js';
+import type { JsonObject, WalRow } from '../wal/format.js';
+
+/** A live key's newest row and where it came from. */
+export interface KeyedEntry {
+  seq: number;
+  offset: number;
+  /** Held only when the state keeps rows. */
+  row: JsonObject | undefined;
+}
+
+/** What to hold besides the live keys. */
+export interface ShardStateOptions {
+  /** Hold each live key's row (export needs them; a counting replay does not). */
+  keepRows: boolean;
+  /** Hold keyless rows (tests and dumps; export streams them instead). */
+  keepKeyless: boolean;
+}
+
+/** Rows applied, by kind. */
+export interface AppliedCounts {
+  puts: number;
+  deletes: number;
+  keyless: number;
+}
+
+/** The folded state of one shard. */
+export class ShardState {
+  readonly keyed = new Map<string, KeyedEntry>();
+  readonly keyless: AofKeylessRow[] = [];
+  keylessCount = 0;
+  readonly applied: AppliedCounts = { puts: 0, deletes: 0, keyless: 0 };
+  #undo: Array<[string, KeyedEntry | undefined]> | undefined;
+  #mark: { keylessCount: number; applied: AppliedCounts } | undefined;
+
+  constructor(readonly options: ShardStateOptions) {}
+
+  /** Loads a keyed record of an export. */
+  loadKeyed(row: AofKeyedRow): void {
+    this.keyed.set(row.key, {
+      seq: row.seq,
+      offset: row.offset,
+      row: this.options.keepRows ? row.row : undefined,
+    });
+  }
+
+  /** Loads a keyless record of an export. */
+  loadKeyless(row: AofKeylessRow): void {
+    this.keylessCount += 1;
+    if (this.options.keepKeyless) this.keyless.push(row);
+  }
+
+  /** Applies one WAL row; returns true when it is keyless (the caller may stream it elsewhere). */
+  apply(row: WalRow): boolean {
+    const { key } = row;
+    if (key === undefined) {
+      this.applied.keyless += 1;
+      this.loadKeyless({ seq: row.seq, offset: row.offset, row: row.row! });
+      return true;
+    }
+    this.#undo?.push([key, this.keyed.get(key)]);
+    if (row.delete) {
+      this.applied.deletes += 1;
+      this.keyed.delete(key);
+    } else {
+      this.applied.puts += 1;
+      this.keyed.set(key, {
+        seq: row.seq,
+        offset: row.offset,
+        row: this.options.keepRows ? row.row : undefined,
+      });
+    }
+    return false;
+  }
+
+  /** Starts an undo log for the rows of one WAL object. */
+  beginObject(): void {
+    this.#undo = [];
+    this.#mark = { keylessCount: this.keylessCount, applied: { ...this.applied } };
+  }
+
+  /** The object verified: forget its undo log. */
+  commitObject(): void {
+    this.#undo = undefined;
+    this.#mark = undefined;
+  }
+
+  /** The object did not verify: undo every row applied since `beginObject`. */
+  rollbackObject(): void {
+    const undo = this.#undo ?? [];
+    for (let i = undo.length - 1; i >= 0; i--) {
+      const [key, previous] = undo[i]!;
+      if (previous === undefined) this.keyed.delete(key);
+      else this.keyed.set(key, previous);
+    }
+    if (this.#mark) {
+      this.keylessCount = this.#mark.keylessCount;
+      this.keyless.length = Math.min(this.keyless.length, this.keylessCount);
+      Object.assign(this.applied, this.#mark.applied);
+    }
+    this.commitObject();
+  }
+
+  /** Keyed rows in ascending key order, as an export writes them. */
+  *sortedKeyed(): Generator<AofKeyedRow> {
+    const keys = [...this.keyed.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const key of keys) {
+      const entry = this.keyed.get(key)!;
+      yield { key, seq: entry.seq, offset: entry.offset, row: entry.row ?? {} };
+    }
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The heals verify applies, each provably safe on its own:
+ * 1. An expired lease is removed. It already blocks nobody (a claim succeeds
+ *    once it expires); removing it only tidies the record. The epoch is not
+ *    touched, so no live actor is fenced by it.
+ * 2. A gap (an allocated seq with no batch) whose allocation is older than
+ *    `gapSealMs` is sealed void, by the flusher's own rule and write
+ *    (`sealVoid`, conditional on the seq being empty): the put that allocated
+ *    it is dead; if it were not, its late write fails its condition and its
+ *    caller gets an error, never a silent loss.
+ * Verify applies them only to a shard with no finding and no poison.
+ */
+import { clearExpiredLease } from '../fence/claim.js';
+import { listBatchHeads } from '../memtable/batch-heads.js';
+import { sealVoid } from '../memtable/batches.js';
+import type { ShardRecord } from '../memtable/shard-record.js';
+import type { RecoveryDeps } from './deps.js';
+import { type Heal, HealKind } from './findings.js';
+
+/** Gaps sealed per verify of one shard at most; the next run continues. */
+export const MAX_GAP_SEALS_PER_VERIFY = 1_000;
+
+/** Applies the safe heals to `record`'s shard; returns what was healed. */
+export async function healShard(deps: RecoveryDeps, record: ShardRecord): Promise<Heal[]> {
+  const heals: Heal[] = [];
+  const { shard } = record;
+  const nowMs = deps.now();
+  if (record.leaseExpiresAtMs !== undefined && record.leaseExpiresAtMs < nowMs) {
+    if (await clearExpiredLease(deps.table, shard, nowMs)) {
+      heals.push({
+        kind: HealKind.expiredLeaseCleared,
+        shard,
+        detail: `lease of ${record.leaseOwner ?? 'unknown'} expired at ${new Date(record.leaseExpiresAtMs).toISOString()}; removed`,
+      });
+    }
+  }
+  if (!record.poison) {
+    for (const seq of await sealAgedGaps(deps, record, nowMs)) {
+      heals.push({
+        kind: HealKind.gapSealed,
+        shard,
+        seq,
+        detail: `seq ${seq} was allocated over ${deps.gapSealMs} ms ago and never written; sealed void`,
+      });
+    }
+  }
+  return heals;
+}
+
+/** Seals the pending gaps older than `gapSealMs` (the bound of resolve-pending.ts). */
+async function sealAgedGaps(deps: RecoveryDeps, record: ShardRecord, nowMs: number): Promise<number[]> {
+  const fromSeq = record.durableSeq + 1;
+  const toSeq = record.nextSeq - 1;
+  if (toSeq < fromSeq) return [];
+  const heads = await listBatchHeads(deps.table, record.shard, fromSeq, toSeq);
+  const sealed: number[] = [];
+  let index = 0;
+  for (let seq = fromSeq; seq <= toSeq && sealed.length < MAX_GAP_SEALS_PER_VERIFY; seq++) {
+    while (index < heads.length && heads[index]!.seq < seq) index++;
+    const next = heads[index];
+    if (next?.seq === seq) continue;
+    // A gap's allocation is no later than the next written batch's write, or the last allocation.
+    const allocatedBy = next ? next.createdAtMs : (record.lastAllocAtMs ?? nowMs);
+    if (nowMs - allocatedBy < deps.gapSealMs) continue;
+    if ((await sealVoid(deps.table, record.shard, seq, nowMs)) === 'sealed') sealed.push(seq);
+  }
+  return sealed;
+}

@@ -1,0 +1,257 @@
+/**
+ * Verify one shard: the WAL chain after the watermark is contiguous and every
+ * object verifies, and the shard record agrees with S3. Read-only except for
+ * the heals of `verify-heal.ts`, which it applies only to a shard with no
+ * finding (a record that disagrees with S3 is not one to tidy up).
+ *
+ * What "agrees" means, with W the watermark and N the record's `walNextPos`:
+ * 1. The export at W exists and verifies; the chain starts where it ends.
+ * 2. Objects W..N-1 all exist, and the chain through N-1 ends at the record's
+ *    `durableSeq` and `nextRowOffset`.
+ * 3. Beyond N there is at most one object, at N, starting at `durableSeq+1`
+ *    and `nextRowOffset`: a valid append whose commit is still to come (a
+ *    crashed flusher's; the next flush adopts it). Anything else is a finding.
+ * 4. No export covers more than N; the watermark is not above N; `nextSeq`
+ *    is above `durableSeq`; the shard is not poisoned.
+ * WAL objects below W are never read: a retired slot may hold a zombie's write.
+ */
+import { NotFoundError } from '../errors.js';
+import { type ShardRecord, readShardRecord } from '../memtable/shard-record.js';
+import { aofKey, assertShardName, shardPrefix } from '../paths.js';
+import { peekAofHeader } from '../aof/reader.js';
+import { CorruptDataError } from '../errors.js';
+import { type CursorSnapshot, snapshotCursors } from './cursors.js';
+import type { RecoveryDeps } from './deps.js';
+import { listExports, streamExport } from './export-source.js';
+import { type Finding, FindingKind, type Heal, reportFinding, reportHeal } from './findings.js';
+import { Phase, type ProgressListener } from './progress.js';
+import { healShard } from './verify-heal.js';
+import { type ChainCursor, type ChainStop, walkWalChain } from './wal-chain.js';
+
+/** Options of `verifyShard`. */
+export interface VerifyOptions {
+  /** Apply the provably safe heals (default true). */
+  heal?: boolean;
+  /** Read the watermark's whole export to verify its checksum (default true); false reads its header only. */
+  fullExportCheck?: boolean;
+  onProgress?: ProgressListener;
+}
+
+/** The outcome of verifying one shard. */
+export interface VerifyReport {
+  kind: 'verify';
+  shard: string;
+  /** True when there is no finding (heals do not count against it). */
+  ok: boolean;
+  findings: Finding[];
+  heals: Heal[];
+  record: CursorSnapshot | null;
+  exportChecked: { key: string; coveredPosition: number; full: boolean } | null;
+  walChecked: { fromPosition: number; toPosition: number; objects: number; rows: number };
+  /** Position of a valid append awaiting its commit (rule 3), if any. */
+  pendingAppend: number | null;
+  durationMs: number;
+}
+
+/** Verifies `shard`; throws NotFoundError when neither the table nor S3 knows it. */
+export async function verifyShard(
+  deps: RecoveryDeps,
+  shard: string,
+  options: VerifyOptions = {},
+): Promise<VerifyReport> {
+  assertShardName(shard);
+  const started = deps.now();
+  const record = await readShardRecord(deps.table, shard);
+  const report: VerifyReport = {
+    kind: 'verify',
+    shard,
+    ok: true,
+    findings: [],
+    heals: [],
+    record: snapshotCursors(record),
+    exportChecked: null,
+    walChecked: { fromPosition: 0, toPosition: 0, objects: 0, rows: 0 },
+    pendingAppend: null,
+    durationMs: 0,
+  };
+  const find = (kind: Finding['kind'], detail: string, position?: number) =>
+    report.findings.push(position === undefined ? { kind, shard, detail } : { kind, shard, position, detail });
+  if (!record) {
+    const key = await firstKey(deps, shard);
+    if (key === undefined) throw new NotFoundError(`shard ${shard}`);
+    find(FindingKind.recordMissing, `S3 holds ${key} but the table has no record of shard ${shard}`);
+  } else {
+    await checkAgainstS3(deps, record, report, find, options);
+    if (options.heal ?? true) {
+      if (report.findings.length === 0) report.heals.push(...(await healShard(deps, record)));
+    }
+  }
+  for (const finding of report.findings) reportFinding(finding);
+  for (const heal of report.heals) reportHeal(heal);
+  report.ok = report.findings.length === 0;
+  report.durationMs = deps.now() - started;
+  return report;
+}
+
+type Find = (kind: Finding['kind'], detail: string, position?: number) => void;
+
+async function checkAgainstS3(
+  deps: RecoveryDeps,
+  record: ShardRecord,
+  report: VerifyReport,
+  find: Find,
+  options: VerifyOptions,
+): Promise<void> {
+  const { shard, walNextPos, aofWatermark } = record;
+  if (record.poison) find(FindingKind.poisoned, record.poison);
+  if (record.nextSeq <= record.durableSeq) {
+    find(FindingKind.seqCounterBehind, `nextSeq ${record.nextSeq} is not above durableSeq ${record.durableSeq}`);
+  }
+  if (aofWatermark > walNextPos) {
+    find(FindingKind.watermarkAhead, `aofWatermark ${aofWatermark} is above walNextPos ${walNextPos}`);
+  }
+  const exports = await listExports(deps.store, shard);
+  for (const ref of exports.filter((e) => e.coveredPosition > walNextPos)) {
+    find(
+      FindingKind.exportBeyondRecord,
+      `${ref.key} covers positions below ${ref.coveredPosition}, but the record has committed only below ${walNextPos}: the record is behind S3`,
+      ref.coveredPosition,
+    );
+  }
+  const start = await exportCursor(deps, record, exports.map((e) => e.coveredPosition), report, find, options);
+  let atRecord: ChainCursor | undefined = walNextPos === aofWatermark ? start.cursor : undefined;
+  const walk = await walkWalChain(deps.store, shard, start.cursor, {
+    trustFirstObject: start.trustFirstObject,
+    onObject: (_header, after) => {
+      if (after.position === walNextPos) atRecord = after;
+      options.onProgress?.({
+        shard,
+        phase: Phase.wal,
+        position: after.position,
+        targetPosition: walNextPos,
+        rows: after.nextRowOffset - start.cursor.nextRowOffset,
+      });
+    },
+  });
+  report.walChecked = {
+    fromPosition: start.cursor.position,
+    toPosition: walk.end.position,
+    objects: walk.objects,
+    rows: walk.rows,
+  };
+  reportStop(walk.stop, walk.beyond, find);
+  const end = walk.end;
+  if (end.position < walNextPos) {
+    if (walk.stop.reason === 'end') {
+      find(
+        FindingKind.walMissing,
+        `the record has committed positions below ${walNextPos}, but S3 holds the chain only below ${end.position}: the record is ahead of S3`,
+        end.position,
+      );
+    }
+    return;
+  }
+  const at = atRecord ?? start.cursor;
+  let agrees = true;
+  if (!start.trustFirstObject || walNextPos > aofWatermark) {
+    if (at.lastSeq !== record.durableSeq) {
+      agrees = false;
+      find(
+        FindingKind.durableSeqMismatch,
+        `durableSeq is ${record.durableSeq}, but the WAL below position ${walNextPos} ends at seq ${at.lastSeq}`,
+        walNextPos,
+      );
+    }
+    if (at.nextRowOffset !== record.nextRowOffset) {
+      agrees = false;
+      find(
+        FindingKind.rowOffsetMismatch,
+        `nextRowOffset is ${record.nextRowOffset}, but the WAL below position ${walNextPos} ends at row offset ${at.nextRowOffset}`,
+        walNextPos,
+      );
+    }
+  }
+  // Objects beyond N: those read (valid) plus those the stop left unread.
+  const readBeyond = end.position - walNextPos;
+  const brokenAtStop = walk.stop.reason === 'corrupt' || walk.stop.reason === 'discontinuity' ? 1 : 0;
+  const unreadBeyond = walk.beyond + brokenAtStop;
+  if (readBeyond === 1 && unreadBeyond === 0 && agrees) {
+    report.pendingAppend = walNextPos;
+  } else if (readBeyond > 0) {
+    find(
+      FindingKind.walBeyondRecord,
+      `S3 holds ${readBeyond + unreadBeyond} WAL object(s) at or beyond the record's walNextPos ${walNextPos} (at most one valid pending append may be there): the record is behind S3`,
+      walNextPos,
+    );
+  }
+}
+
+/** Where the chain after the watermark must start, from the watermark's export. */
+async function exportCursor(
+  deps: RecoveryDeps,
+  record: ShardRecord,
+  exportPositions: number[],
+  report: VerifyReport,
+  find: Find,
+  options: VerifyOptions,
+): Promise<{ cursor: ChainCursor; trustFirstObject: boolean }> {
+  const { shard, aofWatermark } = record;
+  if (aofWatermark === 0) return { cursor: { position: 0, lastSeq: 0, nextRowOffset: 0 }, trustFirstObject: false };
+  const ref = { key: aofKey(shard, aofWatermark), coveredPosition: aofWatermark };
+  const untrusted = { cursor: { position: aofWatermark, lastSeq: 0, nextRowOffset: 0 }, trustFirstObject: true };
+  if (!exportPositions.includes(aofWatermark)) {
+    find(FindingKind.exportMissing, `the watermark names ${ref.key}, which does not exist`, aofWatermark);
+    return untrusted;
+  }
+  const full = options.fullExportCheck ?? true;
+  report.exportChecked = { key: ref.key, coveredPosition: aofWatermark, full };
+  try {
+    const header = full
+      ? await streamExport(deps.store, ref, { keyed: () => {}, keyless: () => undefined })
+      : await peek(deps, ref.key);
+    return {
+      cursor: { position: aofWatermark, lastSeq: header.lastSeq, nextRowOffset: header.nextRowOffset },
+      trustFirstObject: false,
+    };
+  } catch (error) {
+    if (!(error instanceof CorruptDataError)) throw error;
+    find(FindingKind.exportInvalid, `${error.name}: ${error.message}`, aofWatermark);
+    return untrusted;
+  }
+}
+
+async function peek(deps: RecoveryDeps, key: string) {
+  const stream = await deps.store.getStream(key);
+  if (!stream) throw new CorruptDataError(key, 'listed as an export but no longer readable');
+  return peekAofHeader(key, stream);
+}
+
+function reportStop(stop: ChainStop, beyond: number, find: Find): void {
+  const after = beyond > 0 ? `; ${beyond} later object(s) not checked` : '';
+  switch (stop.reason) {
+    case 'gap':
+      find(
+        FindingKind.walGap,
+        `${stop.key} is missing while position ${stop.nextPresent} exists${after}`,
+        stop.position,
+      );
+      return;
+    case 'corrupt':
+      find(
+        stop.error.name === 'UnknownFormatVersionError' ? FindingKind.walUnknownVersion : FindingKind.walCorrupt,
+        `${stop.error.name}: ${stop.error.message}${after}`,
+        stop.position,
+      );
+      return;
+    case 'discontinuity':
+      find(FindingKind.walDiscontinuity, `${stop.key}: ${stop.detail}${after}`, stop.position);
+      return;
+    default:
+      return;
+  }
+}
+
+async function firstKey(deps: RecoveryDeps, shard: string): Promise<string | undefined> {
+  for await (const key of deps.store.list(shardPrefix(shard))) return key;
+  return undefined;
+}

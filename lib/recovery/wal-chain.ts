@@ -1,0 +1,200 @@
+/**
+ * Walks a shard's WAL chain from a cursor, in position order, streaming each
+ * object (bounded memory: one object's undo log at most), and stops at the
+ * first thing that breaks the chain. Shared by export (which folds up to the
+ * committed `walNextPos`), verify and rebuild (which go as far as S3 goes).
+ *
+ * The chain rules, checked object by object:
+ * 1. Positions are contiguous from the start cursor: a missing position with
+ *    a later one present is a gap.
+ * 2. Each object decodes and verifies (version, tags, checksum, WAL rules);
+ *    an unknown version is reported by its error's name, never skipped.
+ * 3. Each object starts where the previous ended: `firstSeq = lastSeq + 1`
+ *    and `firstRowOffset = nextRowOffset` (the decoder already checks that
+ *    the header names this shard and position).
+ * Rows reach `onRow` provisionally; when an object fails at its trailer the
+ * caller's `rollbackObject` undoes them before the walk reports the stop.
+ */
+import type { Readable } from 'node:stream';
+import { CorruptDataError } from '../errors.js';
+import { positionOfKey, walKey, walPrefix } from '../paths.js';
+import type { ObjectStore } from '../store/object-store.js';
+import { readWal } from '../wal/decode.js';
+import type { WalHeader, WalRow } from '../wal/format.js';
+
+/** Where a chain stands after a prefix of it: the next position and the seq and offset it must start at. */
+export interface ChainCursor {
+  position: number;
+  lastSeq: number;
+  nextRowOffset: number;
+}
+
+/** An error as a report carries it. */
+export interface ErrorSummary {
+  name: string;
+  message: string;
+}
+
+/** Why a walk stopped. */
+export type ChainStop =
+  | { reason: 'end' }
+  | { reason: 'limit' }
+  | { reason: 'gap'; position: number; key: string; nextPresent: number | undefined }
+  | { reason: 'corrupt'; position: number; key: string; error: ErrorSummary }
+  | { reason: 'discontinuity'; position: number; key: string; detail: string };
+
+/** The result of a walk. */
+export interface ChainWalk {
+  start: ChainCursor;
+  /** The cursor after the last object that verified. */
+  end: ChainCursor;
+  objects: number;
+  rows: number;
+  stop: ChainStop;
+  /** WAL objects listed beyond the stop (not read); 0 when the walk reached the end or its limit. */
+  beyond: number;
+}
+
+/** Callbacks and bounds of a walk. */
+export interface WalkOptions {
+  /** Stop before this position; a position missing below it is a gap even with nothing after it. */
+  until?: number;
+  /** Each row, in order; provisional until the object's `onObject`. */
+  onRow?: (row: WalRow) => Promise<void> | undefined | void;
+  /** Called before an object's rows. */
+  beginObject?: () => void;
+  /** Called when an object failed after some of its rows reached `onRow`. */
+  rollbackObject?: () => void;
+  /** Called once an object verified, with its header and the cursor after it. */
+  onObject?: (header: WalHeader, after: ChainCursor) => void;
+  /**
+   * Take the first object's seq and offset as given instead of checking them
+   * against the start cursor (verify, when the export that should define them
+   * is missing or invalid: that is its own finding).
+   */
+  trustFirstObject?: boolean;
+}
+
+/** An error's name and message; other values as text. */
+export function summarize(error: unknown): ErrorSummary {
+  return error instanceof Error
+    ? { name: error.name, message: error.message }
+    : { name: 'Error', message: String(error) };
+}
+
+/** Walks the chain of `shard` from `start`. */
+export async function walkWalChain(
+  store: ObjectStore,
+  shard: string,
+  start: ChainCursor,
+  options: WalkOptions = {},
+): Promise<ChainWalk> {
+  const startAfter = start.position > 0 ? walKey(shard, start.position - 1) : undefined;
+  const listing = positions(store.list(walPrefix(shard), { startAfter }));
+  const walk: ChainWalk = { start, end: { ...start }, objects: 0, rows: 0, stop: { reason: 'end' }, beyond: 0 };
+  try {
+    walk.stop = await follow(store, shard, listing, walk, options);
+    return walk;
+  } finally {
+    await listing.return(undefined);
+  }
+}
+
+async function follow(
+  store: ObjectStore,
+  shard: string,
+  listing: AsyncGenerator<{ position: number; key: string }, void, undefined>,
+  walk: ChainWalk,
+  options: WalkOptions,
+): Promise<ChainStop> {
+  for (;;) {
+    const expected = walk.end.position;
+    if (options.until !== undefined && expected >= options.until) return { reason: 'limit' };
+    const next = await listing.next();
+    if (next.done) {
+      return options.until === undefined
+        ? { reason: 'end' }
+        : { reason: 'gap', position: expected, key: walKey(shard, expected), nextPresent: undefined };
+    }
+    const { position, key } = next.value;
+    if (position !== expected) {
+      walk.beyond = 1 + (await count(listing));
+      return { reason: 'gap', position: expected, key: walKey(shard, expected), nextPresent: position };
+    }
+    const stop = await readObject(store, key, walk, options);
+    if (stop) {
+      walk.beyond = await count(listing);
+      return stop;
+    }
+  }
+}
+
+/** Reads one object into the walk; returns why the chain stops there, if it does. */
+async function readObject(
+  store: ObjectStore,
+  key: string,
+  walk: ChainWalk,
+  options: WalkOptions,
+): Promise<ChainStop | undefined> {
+  const position = walk.end.position;
+  const stream: Readable | undefined = await store.getStream(key);
+  if (!stream) return { reason: 'gap', position, key, nextPresent: undefined };
+  options.beginObject?.();
+  let header: WalHeader | undefined;
+  let rows = 0;
+  try {
+    for await (const entry of readWal(key, stream)) {
+      if (entry.kind === 'header') {
+        header = entry.header;
+        const trusted = options.trustFirstObject && walk.objects === 0;
+        const detail = trusted ? undefined : discontinuity(header, walk.end);
+        if (detail) {
+          options.rollbackObject?.();
+          return { reason: 'discontinuity', position, key, detail };
+        }
+        continue;
+      }
+      const wait = options.onRow?.(entry.row);
+      if (wait) await wait;
+      rows += 1;
+    }
+  } catch (error) {
+    options.rollbackObject?.();
+    if (error instanceof CorruptDataError) return { reason: 'corrupt', position, key, error: summarize(error) };
+    throw error;
+  } finally {
+    stream.destroy();
+  }
+  const h = header!;
+  walk.end = { position: position + 1, lastSeq: h.lastSeq, nextRowOffset: h.firstRowOffset + h.rowCount };
+  walk.objects += 1;
+  walk.rows += rows;
+  options.onObject?.(h, walk.end);
+  return undefined;
+}
+
+function discontinuity(header: WalHeader, cursor: ChainCursor): string | undefined {
+  if (header.firstSeq !== cursor.lastSeq + 1) {
+    return `firstSeq ${header.firstSeq}, expected ${cursor.lastSeq + 1} (the previous object or export ends at seq ${cursor.lastSeq})`;
+  }
+  if (header.firstRowOffset !== cursor.nextRowOffset) {
+    return `firstRowOffset ${header.firstRowOffset}, expected ${cursor.nextRowOffset}`;
+  }
+  return undefined;
+}
+
+/** WAL keys of a listing as positions; keys that are not positions are not chain members. */
+async function* positions(
+  keys: AsyncIterable<string>,
+): AsyncGenerator<{ position: number; key: string }, void, undefined> {
+  for await (const key of keys) {
+    const position = positionOfKey(key);
+    if (position !== undefined) yield { position, key };
+  }
+}
+
+async function count(listing: AsyncGenerator<unknown>): Promise<number> {
+  let n = 0;
+  for (let next = await listing.next(); !next.done; next = await listing.next()) n += 1;
+  return n;
+}

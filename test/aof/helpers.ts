@@ -1,0 +1,44 @@
+/** Builders shared by the AOF tests. */
+import type { AofKeyedRow, AofKeylessRow, AofObject } from '../../lib/aof/format.js';
+import { AofWriter } from '../../lib/aof/writer.js';
+import { aofKey } from '../../lib/paths.js';
+
+/** Key the tests store exports under (shard s1, covered position 12, matching `aofObject`). */
+export const AOF_KEY = aofKey('s1', 12);
+
+/** A valid export of shard s1 covering positions below 12. */
+export function aofObject(overrides: Partial<AofObject> = {}): AofObject {
+  const keyed: AofKeyedRow[] = overrides.keyed ?? [
+    { key: 'a', seq: 3, offset: 4, row: { id: 'a', v: 1 } },
+    { key: 'b', seq: 9, offset: 20, row: { id: 'b', nested: { x: [1, 2] } } },
+    { key: 'é', seq: 5, offset: 9, row: { id: 'é' } },
+  ];
+  const keyless: AofKeylessRow[] = overrides.keyless ?? [
+    { seq: 1, offset: 0, row: { n: 0 } },
+    { seq: 1, offset: 1, row: { n: 1 } },
+    { seq: 7, offset: 15, row: { n: 2 } },
+  ];
+  return {
+    header: {
+      shard: 's1',
+      coveredPosition: 12,
+      lastSeq: 10,
+      nextRowOffset: 25,
+      keyedCount: keyed.length,
+      keylessCount: keyless.length,
+      previousExport: 5,
+      createdAtMs: 1_700_000_000_000,
+      ...overrides.header,
+    },
+    keyed,
+    keyless,
+  };
+}
+
+/** Writes `object` through the streaming writer, keyless rows first as a fold would. */
+export async function writeAof(object: AofObject, key = AOF_KEY): Promise<Uint8Array> {
+  const writer = new AofWriter(key);
+  for (const row of object.keyless) await writer.keyless(row);
+  const { keylessCount: _, ...header } = object.header;
+  return writer.finish(header, object.keyed);
+}

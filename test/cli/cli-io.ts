@@ -1,0 +1,42 @@
+/** Runs the CLI in process with captured output, for the CLI and local-stack tests. */
+import { Writable } from 'node:stream';
+import { runCli } from '../../lib/cli/main.js';
+
+/** What one CLI run printed and returned. */
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function capture(): { stream: Writable; text: () => string } {
+  const chunks: Buffer[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      chunks.push(Buffer.from(chunk));
+      done();
+    },
+  });
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+/** Runs `shardwal <argv>` with `env` (merged over process.env). */
+export async function cli(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+  const stdout = capture();
+  const stderr = capture();
+  const code = await runCli(argv, {
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    env: { ...process.env, ...env },
+    cwd: process.cwd(),
+  });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+/** The JSON Lines of a dump. */
+export function jsonLines(text: string): Record<string, unknown>[] {
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}

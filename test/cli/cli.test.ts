@@ -1,0 +1,219 @@
+import { cp, mkdtemp, readdir, rm, unlink, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalStack } from '../../infra/local/local-stack.js';
+import { startDynalite } from '../../lib/memtable/dynalite-server.js';
+import { walKey, walPrefix } from '../../lib/paths.js';
+import { FsObjectStore } from '../../lib/store/fs-store.js';
+import { createS3Client, S3ObjectStore } from '../../lib/store/s3-store.js';
+import { postJson } from '../local/http-client.js';
+import { cli, jsonLines } from './cli-io.js';
+
+// s3rver is CommonJS without types; this is the slice of it the test uses.
+interface S3rverServer {
+  run(): Promise<AddressInfo>;
+  close(): Promise<void>;
+}
+const require = createRequire(import.meta.url);
+const S3rver = require('s3rver') as new (options: object) => S3rverServer;
+// With SHARDWAL_S3_ENDPOINT set, the clients sign as the local emulator user (`local`/`local`,
+// see lib/runtime/clients.ts); s3rver knows only its own key until told about that one.
+(
+  require('s3rver/lib/models/account') as {
+    DUMMY_ACCOUNT: { createKeyPair(id: string, secret: string): void };
+  }
+).DUMMY_ACCOUNT.createKeyPair('local', 'local');
+
+let root: string;
+let dataDir: string;
+/** What the stack acked for shard "alpha", in put order. */
+const alphaAcks: number[] = [];
+
+/** A copy of the stopped data folder that a test may damage. */
+async function copyOfData(): Promise<string> {
+  const copy = await mkdtemp(path.join(root, 'copy-'));
+  await cp(dataDir, copy, { recursive: true });
+  return copy;
+}
+
+beforeAll(async () => {
+  root = await mkdtemp(path.join(os.tmpdir(), 'shardwal-cli-'));
+  dataDir = path.join(root, 'data');
+  // A small interval and one WAL object per flush give alpha several objects.
+  const stack = await startLocalStack({
+    port: 0,
+    dynamodbPort: 0,
+    sqsPort: 0,
+    dataDir,
+    flushIntervalMs: 50,
+    logLevel: 'SILENT',
+  });
+  const rows = `${stack.info.httpUrl}/v1/shards/alpha/rows?durability=durable`;
+  const bodies = [
+    { rows: [{ n: 1 }, { n: 2 }] },
+    { key: 'id', rows: [{ id: 'a', v: 1 }] },
+    {
+      key: 'id',
+      rows: [
+        { id: 'a', $delete: true },
+        { id: 'b', v: 2 },
+      ],
+    },
+  ];
+  for (const body of bodies) {
+    const ack = await postJson(rows, body);
+    alphaAcks.push((ack.body as { seq: number }).seq);
+  }
+  await stack.stop();
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const ALPHA_DUMP = [
+  { seq: 1, offset: 0, row: { n: 1 } },
+  { seq: 1, offset: 1, row: { n: 2 } },
+  { seq: 2, offset: 2, key: 'a', row: { id: 'a', v: 1 } },
+  { seq: 3, offset: 3, key: 'a', delete: true },
+  { seq: 3, offset: 4, key: 'b', row: { id: 'b', v: 2 } },
+];
+
+describe('shardwal CLI', () => {
+  describe('against a stopped data folder', () => {
+    it('status prints the shard status JSON, indented or with --json on one line', async () => {
+      const pretty = await cli(['status', 'alpha', '--data-dir', dataDir]);
+      expect(pretty.code).toBe(0);
+      expect(pretty.stdout.split('\n').length).toBeGreaterThan(5);
+      const status = JSON.parse(pretty.stdout);
+      expect(status).toMatchObject({ shard: 'alpha', nextSeq: 4, durableSeq: 3, poison: null });
+      const compact = await cli(['status', 'alpha', '--json'], { SHARDWAL_DATA_DIR: dataDir });
+      expect(compact.stdout).toBe(`${JSON.stringify(status)}\n`);
+    });
+
+    it('dump prints the durable rows in WAL order as JSON Lines', async () => {
+      expect(alphaAcks).toEqual([1, 2, 3]);
+      const dump = await cli(['dump', 'alpha', '--data-dir', dataDir]);
+      expect(dump).toMatchObject({ code: 0, stderr: '' });
+      expect(jsonLines(dump.stdout)).toEqual(ALPHA_DUMP);
+    });
+
+    it('fails with exit 1 and one line for an unknown shard or a folder with no data', async () => {
+      const unknown = await cli(['status', 'nope', '--data-dir', dataDir]);
+      expect(unknown).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: 'shardwal status: shard nope not found\n',
+      });
+      expect((await cli(['dump', 'nope', '--data-dir', dataDir])).code).toBe(1);
+      const empty = await cli(['dump', 'alpha', '--data-dir', path.join(root, 'empty')]);
+      expect(empty.code).toBe(1);
+      expect(empty.stderr).toMatch(
+        /^shardwal dump: no shardwal data in .*empty; run `shardwal start` first/,
+      );
+      expect(empty.stderr.trim().split('\n')).toHaveLength(1);
+    });
+
+    it('dump stops with exit 1 naming a corrupt WAL object, before printing any of its rows', async () => {
+      const copy = await copyOfData();
+      const objects = path.join(copy, 'objects');
+      const keys = await readdir(path.join(objects, walPrefix('alpha')));
+      const last = walKey('alpha', keys.length - 1);
+      await writeFile(path.join(objects, last), Buffer.from('not gzip'));
+      const dump = await cli(['dump', 'alpha', '--data-dir', copy]);
+      expect(dump.code).toBe(1);
+      expect(dump.stderr).toMatch(new RegExp(`^shardwal dump: ${last}: `));
+      expect(dump.stderr.trim().split('\n')).toHaveLength(1);
+      const printed = jsonLines(dump.stdout);
+      expect(printed.every((row) => (row.seq as number) < 3)).toBe(true);
+    });
+
+    it('dump stops with exit 1 naming a missing WAL position', async () => {
+      const copy = await copyOfData();
+      await unlink(path.join(copy, 'objects', walKey('alpha', 0)));
+      const dump = await cli(['dump', 'alpha', '--data-dir', copy]);
+      expect(dump.code).toBe(1);
+      expect(dump.stdout).toBe('');
+      expect(dump.stderr).toContain(`${walKey('alpha', 0)}: missing`);
+    });
+  });
+
+  describe('against AWS (--table, --bucket) through emulator endpoints', () => {
+    it('status --table reads the named table', async () => {
+      const copy = await copyOfData();
+      const dynamo = await startDynalite({ path: path.join(copy, 'dynamodb') });
+      try {
+        const out = await cli(['status', 'alpha', '--table', 'shardwal', '--json'], {
+          SHARDWAL_DYNAMODB_ENDPOINT: dynamo.endpoint,
+        });
+        expect(out.code).toBe(0);
+        expect(JSON.parse(out.stdout)).toMatchObject({ nextSeq: 4, durableSeq: 3 });
+      } finally {
+        await dynamo.close();
+      }
+    });
+
+    it('dump --bucket reads the WAL objects from S3', async () => {
+      const s3Dir = await mkdtemp(path.join(root, 's3-'));
+      const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: s3Dir });
+      const { port } = await server.run();
+      const endpoint = `http://127.0.0.1:${port}`;
+      const client = createS3Client({
+        region: 'us-east-1',
+        endpoint,
+        credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+      });
+      try {
+        await client.send(new CreateBucketCommand({ Bucket: 'wal-bucket' }));
+        const bucket = new S3ObjectStore(client, 'wal-bucket');
+        const local = new FsObjectStore(path.join(dataDir, 'objects'));
+        for await (const key of local.list(walPrefix('alpha'))) {
+          await bucket.putIfAbsent(key, (await local.get(key))!);
+        }
+        const env = { SHARDWAL_S3_ENDPOINT: endpoint };
+        const dump = await cli(['dump', 'alpha', '--bucket', 'wal-bucket'], env);
+        expect(dump.code).toBe(0);
+        expect(dump.stderr).toMatch(/no --table/);
+        expect(jsonLines(dump.stdout)).toEqual(ALPHA_DUMP);
+        const none = await cli(['dump', 'zeta', '--bucket', 'wal-bucket'], env);
+        expect(none.code).toBe(1);
+      } finally {
+        client.destroy();
+        await server.close();
+      }
+    });
+  });
+
+  describe('usage errors', () => {
+    it.each([
+      [[]],
+      [['frobnicate']],
+      [['status']],
+      [['dump', 'Not A Shard']],
+      [['status', 'alpha', '--bogus']],
+      [['status', 'alpha', 'extra']],
+      [['dump', 'alpha', '--data-dir', '/tmp', '--bucket', 'b']],
+      [['status', 'alpha', '--bucket', 'b']],
+      [['dump', 'alpha', '--table', 't']],
+      [['help', 'frobnicate']],
+    ])('exit 2 for `shardwal %j`', async (argv) => {
+      const out = await cli(argv);
+      expect(out.code).toBe(2);
+      expect(out.stdout).toBe('');
+      expect(out.stderr).not.toBe('');
+    });
+
+    it('prints help with exit 0', async () => {
+      const all = await cli(['help']);
+      expect(all.code).toBe(0);
+      for (const name of ['start', 'status', 'dump', 'help']) expect(all.stdout).toContain(name);
+      const one = await cli(['dump', '--help']);
+      expect(one.code).toBe(0);
+      expect(one.stdout).toMatch(/^usage: shardwal dump <shard> \[--data-dir <dir>\]/);
+    });
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * docs/openapi.yaml against the code. No YAML parser is a dependency, so the
+ * document is read by indentation: it is block-style YAML with JSON
+ * flow-style examples, and these helpers only need keys and list items.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ROUTES } from '../../infra/constructs/api.js';
+import { ErrorKind } from '../../lib/errors.js';
+import { STATUS_OF_KIND } from '../../lib/http/error-response.js';
+import { SHARD_NAME_PATTERN } from '../../lib/paths.js';
+import { Durability } from '../../lib/put/put-rows.js';
+import { MAX_ROW_DEPTH, parsePutBody } from '../../lib/put/schema.js';
+
+const lines = readFileSync(new URL('../../docs/openapi.yaml', import.meta.url), 'utf8').split('\n');
+const indentOf = (line: string) => line.length - line.trimStart().length;
+
+/** The lines nested under the line at `at` (deeper indentation, blanks kept). */
+function blockAt(block: string[], at: number): string[] {
+  const indent = indentOf(block[at]!);
+  const out: string[] = [];
+  for (const line of block.slice(at + 1)) {
+    if (line.trim() !== '' && indentOf(line) <= indent) break;
+    out.push(line);
+  }
+  return out;
+}
+
+/** The mapping key of a line (`key:`, `key: value`, `'key':`), if it has one. */
+function keyOf(line: string): string | undefined {
+  const match = /^\s*(?:'([^']*)'|([^\s:'-][^:]*?)):(?:\s|$)/.exec(line);
+  return match ? (match[1] ?? match[2]) : undefined;
+}
+
+const nonBlank = (line: string) => line.trim() !== '';
+
+/** The lines of `under` at its shallowest indentation: its direct children. */
+function children(under: string[]): number[] {
+  const indent = Math.min(...under.filter(nonBlank).map(indentOf));
+  return under.flatMap((line, at) => (nonBlank(line) && indentOf(line) === indent ? [at] : []));
+}
+
+/** The block under the key path `keys`, each key a direct child of the previous one. */
+function block(...keys: string[]): string[] {
+  let current = lines;
+  for (const key of keys) {
+    const at = children(current).find((index) => keyOf(current[index]!) === key);
+    if (at === undefined) throw new Error(`openapi.yaml: no key ${keys.join(' > ')}`);
+    current = blockAt(current, at);
+  }
+  return current;
+}
+
+/** The keys directly under a block. */
+function childKeys(under: string[]): string[] {
+  return children(under).flatMap((at) => {
+    const key = keyOf(under[at]!);
+    return key === undefined ? [] : [key];
+  });
+}
+
+/** The items of a block-style list. */
+function listItems(under: string[]): string[] {
+  return under.filter((line) => /^\s*- /.test(line)).map((line) => line.trim().slice(2).trim());
+}
+
+const apiGatewayRoutes = Object.values(ROUTES).map((route) => ({
+  method: String(route.method).toLowerCase(),
+  path: route.path,
+}));
+
+describe('docs/openapi.yaml', () => {
+  it('is OpenAPI 3.1', () => {
+    expect(lines[0]).toBe('openapi: 3.1.0');
+  });
+
+  it('documents exactly the routes the API serves', () => {
+    const documented = childKeys(block('paths')).flatMap((path) =>
+      childKeys(block('paths', path)).map((method) => ({ method, path })),
+    );
+    expect(documented.sort(byRoute)).toEqual(apiGatewayRoutes.sort(byRoute));
+  });
+
+  it('documents exactly the ErrorKind values', () => {
+    const kinds = listItems(block('components', 'schemas', 'ErrorKind', 'enum'));
+    expect(kinds.sort()).toEqual(Object.values(ErrorKind).sort());
+  });
+
+  it('states the HTTP status of every error kind as the handlers map it', () => {
+    const description = block('components', 'schemas', 'ErrorKind', 'description').join(' ');
+    for (const [kind, status] of Object.entries(STATUS_OF_KIND)) {
+      expect(description).toContain(`${kind} ${status}`);
+    }
+  });
+
+  it('documents every status the put route can answer, with Retry-After on 429', () => {
+    const put = childKeys(block('paths', '/v1/shards/{shard}/rows', 'post', 'responses'));
+    const possible = new Set(['200', '202', ...Object.values(STATUS_OF_KIND).map(String)]);
+    expect(put.sort()).toEqual([...possible, '400', '413', '429', '503'].filter(unique).sort());
+    const tooMany = block('paths', '/v1/shards/{shard}/rows', 'post', 'responses', '429');
+    expect(
+      childKeys(block('paths', '/v1/shards/{shard}/rows', 'post', 'responses', '429', 'headers')),
+    ).toEqual(['Retry-After']);
+    expect(tooMany.join('\n')).toContain('backpressure');
+  });
+
+  it('documents the error body as {"error": {"kind", "message"}}', () => {
+    const error = block('components', 'schemas', 'Error');
+    expect(listItems(error).length).toBe(0);
+    expect(error.join('\n')).toMatch(/required: \[error\]/);
+    expect(error.join('\n')).toMatch(/required: \[kind, message\]/);
+  });
+
+  it('uses the code’s shard pattern, durability values and nesting limit', () => {
+    const shard = block('components', 'parameters', 'Shard', 'schema').join('\n');
+    expect(shard).toContain(`pattern: '${SHARD_NAME_PATTERN.source}'`);
+    const durability = block('components', 'parameters', 'Durability', 'schema').join('\n');
+    expect(durability).toContain(`enum: [${Object.values(Durability).join(', ')}]`);
+    expect(block('components', 'schemas', 'Row', 'description').join(' ')).toContain(
+      `nested at most ${MAX_ROW_DEPTH} levels`,
+    );
+  });
+
+  it('has request examples the validator accepts', () => {
+    const examples = block('paths', '/v1/shards/{shard}/rows', 'post', 'requestBody')
+      .filter((line) => /^\s+value: \{/.test(line))
+      .map((line) => JSON.parse(line.trim().slice('value: '.length)) as unknown);
+    expect(examples).toHaveLength(3);
+    for (const example of examples) expect(() => parsePutBody(example, 10)).not.toThrow();
+  });
+});
+
+function byRoute(a: { method: string; path: string }, b: { method: string; path: string }) {
+  return `${a.path} ${a.method}`.localeCompare(`${b.path} ${b.method}`);
+}
+
+function unique<T>(value: T, index: number, all: T[]): boolean {
+  return all.indexOf(value) === index;
+}

@@ -1,0 +1,146 @@
+/**
+ * Bundles every `functions/*.ts` with esbuild's JS API and the stack's own
+ * bundling options (no Docker), then loads each bundle in a fresh Node
+ * process, from a directory with no node_modules, with the network cut off:
+ * the bundle must be self-contained, export a `handler` function, and contact
+ * nothing at import time.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BUNDLING,
+  ESBUILD_TARGET,
+  ESM_REQUIRE_BANNER,
+  MAIN_FIELDS,
+} from '../../infra/constructs/bundling.js';
+import { FUNCTIONS_DIR, HANDLERS } from '../../infra/constructs/functions.js';
+
+const run = promisify(execFile);
+
+const entries = existsSync(FUNCTIONS_DIR)
+  ? readdirSync(FUNCTIONS_DIR)
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+      .map((f) => basename(f, '.ts'))
+      .sort()
+  : [];
+
+/** What a deployed function gets (dummy values): enough for module-scope client construction. */
+const LAMBDA_LIKE_ENV = {
+  PATH: process.env.PATH ?? '',
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'AKIDBUNDLETEST',
+  AWS_SECRET_ACCESS_KEY: 'bundle-test',
+  AWS_EC2_METADATA_DISABLED: 'true',
+  SHARDWAL_TABLE: 'shardwal-bundle-test',
+  SHARDWAL_BUCKET: 'shardwal-bundle-test',
+  SHARDWAL_FLUSH_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/shardwal-flush',
+  SHARDWAL_FLUSH_INTERVAL_MS: '10000',
+  POWERTOOLS_SERVICE_NAME: 'shardwal',
+  POWERTOOLS_METRICS_NAMESPACE: 'shardwal',
+  NODE_OPTIONS: '--enable-source-maps',
+};
+
+/** Loads one bundle with sockets and DNS disabled; prints what it exports and what it tried to reach. */
+const LOADER = `
+import net from 'node:net';
+import dns from 'node:dns';
+const attempts = [];
+net.Socket.prototype.connect = function (...args) {
+  const to = args[0];
+  attempts.push('connect ' + (to && typeof to === 'object' ? (to.host ?? to.path) + ':' + to.port : String(to)));
+  // Fail the connection once the caller has attached its error listener.
+  setImmediate(() => this.destroy(new Error('network is off in the bundle test')));
+  return this;
+};
+dns.lookup = (host, ...rest) => {
+  attempts.push('dns ' + host);
+  const cb = rest.pop();
+  process.nextTick(cb, new Error('network is off in the bundle test'));
+};
+const mod = await import(process.argv[1]);
+await new Promise((resolve) => setTimeout(resolve, 100));
+console.log(JSON.stringify({ exports: Object.keys(mod), handler: typeof mod.handler, attempts }));
+`;
+
+interface Loaded {
+  exports: string[];
+  handler: string;
+  attempts: string[];
+}
+
+let outdir: string;
+const loaded = new Map<string, Loaded | Error>();
+
+beforeAll(async () => {
+  if (entries.length === 0) return;
+  outdir = mkdtempSync(join(tmpdir(), 'shardwal-bundles-'));
+  await build({
+    entryPoints: entries.map((e) => join(FUNCTIONS_DIR, `${e}.ts`)),
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: ESBUILD_TARGET,
+    mainFields: MAIN_FIELDS,
+    banner: { js: ESM_REQUIRE_BANNER },
+    minify: BUNDLING.minify,
+    sourcemap: BUNDLING.sourceMap,
+    external: BUNDLING.externalModules,
+    logLevel: 'silent',
+  });
+  // Two at a time: one per core.
+  const queue = [...entries];
+  const worker = async () => {
+    for (let e = queue.shift(); e !== undefined; e = queue.shift()) {
+      const bundle = pathToFileURL(join(outdir, `${e}.mjs`)).href;
+      try {
+        const { stdout } = await run(
+          process.execPath,
+          ['--input-type=module', '-e', LOADER, bundle],
+          {
+            cwd: outdir,
+            env: LAMBDA_LIKE_ENV,
+            timeout: 20_000,
+          },
+        );
+        loaded.set(e, JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Loaded);
+      } catch (error) {
+        loaded.set(e, error as Error);
+      }
+    }
+  };
+  await Promise.all([worker(), worker()]);
+}, 60_000);
+
+afterAll(() => {
+  if (outdir) rmSync(outdir, { recursive: true, force: true });
+});
+
+describe('function bundles', () => {
+  it('has handler entry points in functions/ to bundle', () => {
+    expect(
+      entries,
+      `no functions/*.ts found in ${FUNCTIONS_DIR}: nothing would be deployed`,
+    ).not.toEqual([]);
+  });
+
+  it('deploys every entry point and has an entry point for every deployed handler', () => {
+    expect(entries).toEqual(Object.values(HANDLERS).sort());
+  });
+
+  for (const entry of entries) {
+    it(`${entry}: loads standalone, exports a handler function, and contacts nothing at import`, () => {
+      const result = loaded.get(entry);
+      if (result instanceof Error) throw result;
+      expect(result?.handler).toBe('function');
+      expect(result?.attempts).toEqual([]);
+    });
+  }
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../lib/errors.js';
+import { localSettingsFromEnv } from '../../lib/local/local-settings.js';
+
+describe('localSettingsFromEnv', () => {
+  it('defaults to port 3000 (DynamoDB 3001, SQS 3002), ./.shardwal, a 1000 ms tick and WARN logs', () => {
+    expect(localSettingsFromEnv({})).toEqual({
+      port: 3000,
+      dynamodbPort: 3001,
+      sqsPort: 3002,
+      dataDir: './.shardwal',
+      flushIntervalMs: 1000,
+      logLevel: 'WARN',
+    });
+  });
+
+  it('makes every port ephemeral when PORT is 0, unless one is set', () => {
+    expect(localSettingsFromEnv({ PORT: '0', SHARDWAL_SQS_PORT: '4566' })).toMatchObject({
+      port: 0,
+      dynamodbPort: 0,
+      sqsPort: 4566,
+    });
+  });
+
+  it.each([
+    ['SHARDWAL_FLUSH_INTERVAL_MS', '1001', /SHARDWAL_FLUSH_INTERVAL_MS="1001": .*at most 1000/],
+    ['SHARDWAL_FLUSH_INTERVAL_MS', '0', /SHARDWAL_FLUSH_INTERVAL_MS="0": expected .* at least 1/],
+    [
+      'SHARDWAL_FLUSH_INTERVAL_MS',
+      'off',
+      /SHARDWAL_FLUSH_INTERVAL_MS="off": the local stack needs its ticker/,
+    ],
+    ['PORT', '70000', /PORT="70000": expected a port number/],
+    ['SHARDWAL_LOG_LEVEL', 'loud', /SHARDWAL_LOG_LEVEL="loud": expected one of/],
+  ])('rejects %s=%s naming the setting and the value', (name, value, message) => {
+    const attempt = () => localSettingsFromEnv({ [name]: value });
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(message);
+  });
+
+  it('rejects a default sibling port past 65535, naming the setting to set', () => {
+    expect(() => localSettingsFromEnv({ PORT: '65535' })).toThrow(/SHARDWAL_DYNAMODB_PORT/);
+    expect(
+      localSettingsFromEnv({
+        PORT: '65535',
+        SHARDWAL_DYNAMODB_PORT: '0',
+        SHARDWAL_SQS_PORT: '0',
+      }).port,
+    ).toBe(65535);
+  });
+});

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { UnavailableError } from '../../lib/errors.js';
+import { readShardRecord } from '../../lib/memtable/shard-record.js';
+import { putRows } from '../../lib/put/put-rows.js';
+import { handleFlushMessages } from '../../lib/sqs/flush-messages.js';
+import { InstrumentedObjectStore } from '../../lib/store/instrumented-store.js';
+import type { PutIfAbsentResult } from '../../lib/store/object-store.js';
+import { EventFile, redelivered, sqsEvent } from '../support/events.js';
+import { type Fixture, fixture, useDynalite } from '../support/harness.js';
+import { lambdaContext } from '../support/lambda-context.js';
+
+const dynalite = useDynalite();
+
+async function putTo(f: Fixture, shard: string) {
+  await putRows(f.put, { shard, body: { rows: [{ shard }] }, durability: 'buffered' });
+}
+
+describe('handleFlushMessages', () => {
+  it('flushes each named shard and fails only the bad message', async () => {
+    const f = await fixture(dynalite());
+    await putTo(f, 'orders');
+    await putTo(f, 'clicks');
+    const event = sqsEvent(EventFile.flushRequests);
+    const bad = event.Records[2]!;
+    const response = await handleFlushMessages(event, lambdaContext(), f.flushDeps('worker'));
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: bad.messageId }]);
+    for (const shard of ['orders', 'clicks']) {
+      expect(await readShardRecord(f.table, shard)).toMatchObject({
+        durableSeq: 1,
+        walNextPos: 1,
+        pending: false,
+      });
+    }
+    expect(f.store.counts().putIfAbsent).toBe(2);
+  });
+
+  it('treats an idle or never-written shard as done, with no object store call', async () => {
+    const f = await fixture(dynalite());
+    const [orders] = sqsEvent(EventFile.flushRequests).Records;
+    const response = await handleFlushMessages(
+      { Records: [orders!] },
+      lambdaContext(),
+      f.flushDeps('worker'),
+    );
+    expect(response.batchItemFailures).toEqual([]);
+    expect(f.store.counts().putIfAbsent).toBe(0);
+  });
+
+  it('fails just the message whose flush hit a transient error, so SQS retries it', async () => {
+    const f = await fixture(dynalite());
+    await putTo(f, 'orders');
+    await putTo(f, 'clicks');
+    class FlakyStore extends InstrumentedObjectStore {
+      override async putIfAbsent(key: string, body: Uint8Array): Promise<PutIfAbsentResult> {
+        if (key.includes('/clicks/')) throw new UnavailableError('S3 503 SlowDown');
+        return super.putIfAbsent(key, body);
+      }
+    }
+    const [orders, clicks] = sqsEvent(EventFile.flushRequests).Records;
+    const response = await handleFlushMessages(
+      { Records: [orders!, clicks!] },
+      lambdaContext(),
+      f.flushDeps('worker', { store: new FlakyStore(f.memory) }),
+    );
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: clicks!.messageId }]);
+    expect(await readShardRecord(f.table, 'orders')).toMatchObject({ durableSeq: 1 });
+    expect(await readShardRecord(f.table, 'clicks')).toMatchObject({ durableSeq: 0 });
+  });
+
+  it.each([
+    ['not JSON', 'flush clicks'],
+    ['null', 'null'],
+    ['no shard', '{"reason":"fan-out"}'],
+  ])('reports a message that is %s', async (_label, body) => {
+    const f = await fixture(dynalite());
+    const [first] = sqsEvent(EventFile.flushRequests).Records;
+    const response = await handleFlushMessages(
+      { Records: [redelivered(first!, 'bad', body)] },
+      lambdaContext(),
+      f.flushDeps('worker'),
+    );
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'bad' }]);
+  });
+});

@@ -1,0 +1,385 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SETTINGS } from '../../lib/config.js';
+import { ConfigError } from '../../lib/errors.js';
+import { FlushTicker, runTicksUntil } from '../../lib/ticker/ticker.js';
+
+const INTERVAL = 1_000;
+
+/** A ticker whose work is recorded as `what@time`; tick durations come from `tickMs`. */
+function recordingTicker(
+  options: {
+    tickMs?: (tickIndex: number) => number;
+    flushMs?: number;
+    failTick?: (tickIndex: number) => boolean;
+    onError?: (error: unknown) => void;
+  } = {},
+) {
+  const log: string[] = [];
+  const tickStarts: number[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const work = async (label: string, ms: number, fail = false) => {
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    log.push(`${label}@${Date.now()}`);
+    try {
+      if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+      if (fail) throw new Error(`${label} failed`);
+    } finally {
+      inFlight--;
+    }
+  };
+  const ticker = new FlushTicker({
+    intervalMs: INTERVAL,
+    tick: async () => {
+      const index = tickStarts.length;
+      tickStarts.push(Date.now());
+      await work('tick', options.tickMs?.(index) ?? 0, options.failTick?.(index) ?? false);
+    },
+    flushShards: (shards) => work(`flush[${shards.join(',')}]`, options.flushMs ?? 0),
+    onError: options.onError ?? (() => undefined),
+  });
+  return { ticker, log, tickStarts, maxInFlight: () => maxInFlight };
+}
+
+/** Stops `ticker`, letting fake time run until the running and final work are done. */
+async function stopNow(ticker: FlushTicker): Promise<void> {
+  const stopping = ticker.stop();
+  await vi.runAllTimersAsync();
+  await stopping;
+}
+
+/** Resolves `promise`, running the timers due now (requests are served at once). */
+async function settle<T>(promise: Promise<T>): Promise<T> {
+  await vi.advanceTimersByTimeAsync(0);
+  return promise;
+}
+
+describe('FlushTicker', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: 0 });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  describe('constructor', () => {
+    it.each([0, -1, 1.5])('rejects interval %j with a ConfigError naming the setting', (ms) => {
+      const make = () =>
+        new FlushTicker({ intervalMs: ms, tick: async () => {}, flushShards: async () => {} });
+      expect(make).toThrow(ConfigError);
+      expect(make).toThrow(`${SETTINGS.flushIntervalMs.env}=${ms}`);
+    });
+  });
+
+  describe('start (T1)', () => {
+    it('fires the first tick one interval after start, not before', async () => {
+      const { ticker, tickStarts } = recordingTicker();
+      ticker.start();
+      await vi.advanceTimersByTimeAsync(INTERVAL - 1);
+      expect(tickStarts).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(tickStarts).toEqual([INTERVAL]);
+      await vi.advanceTimersByTimeAsync(3 * INTERVAL);
+      expect(tickStarts).toEqual([1_000, 2_000, 3_000, 4_000]);
+      await stopNow(ticker);
+    });
+  });
+
+  describe('delay, not burst (T2)', () => {
+    it('starts the next tick one interval after a 3.5-interval tick ends, with no catch-up burst', async () => {
+      const { ticker, tickStarts } = recordingTicker({
+        tickMs: (i) => (i === 0 ? 3.5 * INTERVAL : 0),
+      });
+      ticker.start();
+      await vi.advanceTimersByTimeAsync(10 * INTERVAL);
+      // Tick 1 runs 1000-4500; the next is due at 5500, then every interval.
+      expect(tickStarts).toEqual([1_000, 5_500, 6_500, 7_500, 8_500, 9_500]);
+      await stopNow(ticker);
+    });
+
+    it('keeps one interval between the end of each slow tick and the next start', async () => {
+      const { ticker, tickStarts } = recordingTicker({ tickMs: () => 3.5 * INTERVAL });
+      ticker.start();
+      await vi.advanceTimersByTimeAsync(20 * INTERVAL);
+      expect(tickStarts).toEqual([1_000, 5_500, 10_000, 14_500, 19_000]);
+      await stopNow(ticker);
+    });
+  });
+
+  describe('requests before ticks (T3)', () => {
+    it('serves a request queued while a tick is due before that tick', async () => {
+      const { ticker, log } = recordingTicker();
+      ticker.start();
+      // The event loop stalled past the tick's due time; a request arrived meanwhile.
+      vi.setSystemTime(1_500);
+      const served = ticker.requestFlush('a');
+      await vi.advanceTimersByTimeAsync(0);
+      await served;
+      expect(log).toEqual(['flush[a]@1500', 'tick@1500']);
+      await stopNow(ticker);
+    });
+
+    it('wakes an idle loop at once for a request, leaving the tick schedule alone', async () => {
+      const { ticker, log } = recordingTicker();
+      ticker.start();
+      await vi.advanceTimersByTimeAsync(100);
+      const served = ticker.requestFlush('a');
+      await vi.advanceTimersByTimeAsync(0);
+      await served;
+      expect(log).toEqual(['flush[a]@100']);
+      await vi.advanceTimersByTimeAsync(INTERVAL);
+      expect(log).toEqual(['flush[a]@100', 'tick@1000']);
+      await stopNow(ticker);
+    });
+
+    it('serves requests queued during a tick right after it, before the next tick', async () => {
+      const { ticker, log } = recordingTicker({ tickMs: () => 500 });
+      ticker.start();
+      await vi.advanceTimersByTimeAsync(1_200);
+      const served = Promise.all([ticker.requestFlush('a'), ticker.requestFlush('b')]);
+      await vi.advanceTimersByTimeAsync(300);
+      await served;
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(log).toEqual(['tick@1000', 'flush[a,b]@1500', 'tick@2500']);
+      await stopNow(ticker);
+    });
+
+    it('coalesces repeated requests for one shard and resolves every requester', async () => {
+      const { ticker, log } = recordingTicker();
+      ticker.start();
+      await settle(Promise.all([ticker.requestFlush('a'), ticker.requestFlush('a')]));
+      expect(log).toEqual(['flush[a]@0']);
+      await stopNow(ticker);
+    });
+
+    it('rejects only the requesters of a failed flush, and keeps ticking', async () => {
+      let fail = true;
+      const ticker = new FlushTicker({
+        intervalMs: INTERVAL,
+        tick: async () => {},
+        flushShards: async () => {
+          if (fail) throw new Error('store down');
+        },
+        onError: () => undefined,
+      });
+      ticker.start();
+      const failed = ticker.requestFlush('a').catch((error: unknown) => error);
+      expect(await settle(failed)).toEqual(new Error('store down'));
+      fail = false;
+      await expect(settle(ticker.requestFlush('a'))).resolves.toBeUndefined();
+      await stopNow(ticker);
+    });
+  });
+
+  describe('one at a time (T4)', () => {
+    it('never runs a tick and a request batch together under a steady request stream', async () => {
+      const { ticker, log, maxInFlight } = recordingTicker({ tickMs: () => 700, flushMs: 150 });
+      ticker.start();
+      const served: Promise<void>[] = [];
+      for (let t = 0; t < 10_000; t += 300) {
+        served.push(ticker.requestFlush(`s${t % 900}`));
+        await vi.advanceTimersByTimeAsync(300);
+      }
+      await Promise.all(served);
+      await stopNow(ticker);
+      expect(maxInFlight()).toBe(1);
+      expect(log.filter((line) => line.startsWith('tick')).length).toBeGreaterThan(3);
+    });
+  });
+
+  describe('stop (T5)', () => {
+    it('waits for the running tick, then runs queued requests and a final tick, leaving no timer', async () => {
+      const { ticker, log } = recordingTicker({ tickMs: () => 500 });
+      ticker.start();
+      await vi.advanceTimersByTimeAsync(1_200);
+      const request = ticker.requestFlush('x');
+      let stopped = false;
+      const stopping = ticker.stop().then(() => {
+        stopped = true;
+      });
+      await vi.advanceTimersByTimeAsync(299);
+      expect(stopped).toBe(false);
+      await vi.advanceTimersByTimeAsync(1_000);
+      await stopping;
+      await request;
+      expect(log).toEqual(['tick@1000', 'flush[x]@1500', 'tick@1500']);
+      expect(vi.getTimerCount()).toBe(0);
+      await vi.advanceTimersByTimeAsync(5 * INTERVAL);
+      expect(log).toHaveLength(3);
+    });
+
+    it('serves requests queued during the final tick', async () => {
+      let ticker!: FlushTicker;
+      const log: string[] = [];
+      let late: Promise<void> | undefined;
+      ticker = new FlushTicker({
+        intervalMs: INTERVAL,
+        tick: async () => {
+          log.push('tick');
+          late ??= ticker.requestFlush('late');
+        },
+        flushShards: async (shards) => void log.push(`flush[${shards}]`),
+      });
+      ticker.start();
+      await stopNow(ticker);
+      await late;
+      expect(log).toEqual(['tick', 'flush[late]']);
+      expect(vi.getTimerCount()).toBe(0);
+    });
+
+    it('still runs the final tick and requests when the running tick fails', async () => {
+      const errors: unknown[] = [];
+      const { ticker, log } = recordingTicker({
+        tickMs: () => 500,
+        failTick: (i) => i === 0,
+        onError: (error) => errors.push(error),
+      });
+      ticker.start();
+      await vi.advanceTimersByTimeAsync(1_200);
+      const request = ticker.requestFlush('x');
+      const stopping = ticker.stop();
+      await vi.advanceTimersByTimeAsync(1_000);
+      await expect(stopping).resolves.toBeUndefined();
+      await request;
+      expect(log).toEqual(['tick@1000', 'flush[x]@1500', 'tick@1500']);
+      expect(errors).toHaveLength(1);
+      expect(vi.getTimerCount()).toBe(0);
+    });
+  });
+
+  describe('errors', () => {
+    it('logs a failed tick by default and keeps ticking (no unhandled rejection)', async () => {
+      const starts: number[] = [];
+      const ticker = new FlushTicker({
+        intervalMs: INTERVAL,
+        tick: async () => {
+          starts.push(Date.now());
+          if (starts.length === 1) throw new Error('dynamodb down');
+        },
+        flushShards: async () => {},
+      });
+      ticker.start();
+      await vi.advanceTimersByTimeAsync(2 * INTERVAL);
+      expect(starts).toEqual([1_000, 2_000]);
+      await stopNow(ticker);
+    });
+
+    it('surfaces a failed final tick from stop(), after serving queued requests', async () => {
+      const served: string[][] = [];
+      const ticker = new FlushTicker({
+        intervalMs: INTERVAL,
+        tick: async () => {
+          throw new Error('final tick failed');
+        },
+        flushShards: async (shards) => void served.push(shards),
+      });
+      ticker.start();
+      const stopping = ticker.stop();
+      const request = ticker.requestFlush('x');
+      await expect(stopping).rejects.toThrow('final tick failed');
+      await request;
+      expect(served).toEqual([['x']]);
+      expect(vi.getTimerCount()).toBe(0);
+    });
+
+    it('keeps ticking after a tick throws, reporting the error', async () => {
+      const errors: unknown[] = [];
+      const { ticker, tickStarts } = recordingTicker({
+        failTick: (i) => i === 0,
+        onError: (error) => errors.push(error),
+      });
+      ticker.start();
+      await vi.advanceTimersByTimeAsync(3 * INTERVAL);
+      expect(tickStarts).toEqual([1_000, 2_000, 3_000]);
+      expect(errors).toEqual([new Error('tick failed')]);
+      await stopNow(ticker);
+    });
+  });
+});
+
+describe('runTicksUntil', () => {
+  /** A fake clock: each tick takes `tickMs`; sleep just moves the clock. */
+  function fakeLoop(tickMs: number) {
+    let now = 0;
+    const starts: number[] = [];
+    const ends: number[] = [];
+    const sleeps: number[] = [];
+    return {
+      starts,
+      ends,
+      sleeps,
+      now: () => now,
+      sleep: async (ms: number) => {
+        sleeps.push(ms);
+        now += ms;
+      },
+      tick: async () => {
+        starts.push(now);
+        now += tickMs;
+        ends.push(now);
+      },
+    };
+  }
+
+  it('ticks at once, then one interval after each tick ends, leaving the reserve free', async () => {
+    const loop = fakeLoop(1_000);
+    const ticks = await runTicksUntil({
+      intervalMs: 10_000,
+      deadlineMs: 60_000,
+      reserveMs: 5_000,
+      ...loop,
+    });
+    expect(ticks).toBe(6);
+    expect(loop.starts).toEqual([0, 11_000, 22_000, 33_000, 44_000, 55_000]);
+    for (let i = 1; i < loop.starts.length; i++) {
+      expect(loop.starts[i]! - loop.ends[i - 1]!).toBe(10_000);
+    }
+    expect(loop.starts.at(-1)! + 5_000).toBeLessThanOrEqual(60_000);
+    expect(loop.sleeps).toEqual([10_000, 10_000, 10_000, 10_000, 10_000]);
+  });
+
+  it('does not start a tick whose reserve would pass the deadline', async () => {
+    const loop = fakeLoop(0);
+    const ticks = await runTicksUntil({
+      intervalMs: 10_000,
+      deadlineMs: 54_999,
+      reserveMs: 5_000,
+      ...loop,
+    });
+    expect(loop.starts).toEqual([0, 10_000, 20_000, 30_000, 40_000]);
+    expect(ticks).toBe(5);
+  });
+
+  it('runs exactly one tick when the interval exceeds the window', async () => {
+    const loop = fakeLoop(100);
+    const ticks = await runTicksUntil({
+      intervalMs: Number.MAX_SAFE_INTEGER,
+      deadlineMs: 60_000,
+      reserveMs: 5_000,
+      ...loop,
+    });
+    expect(ticks).toBe(1);
+    expect(loop.sleeps).toEqual([]);
+  });
+
+  it('delays rather than bursts after a tick that outlasts the interval', async () => {
+    let now = 0;
+    const starts: number[] = [];
+    const durations = [25_000, 0, 0, 0];
+    await runTicksUntil({
+      intervalMs: 10_000,
+      deadlineMs: 60_000,
+      reserveMs: 5_000,
+      now: () => now,
+      sleep: async (ms) => {
+        now += ms;
+      },
+      tick: async () => {
+        starts.push(now);
+        now += durations[starts.length - 1] ?? 0;
+      },
+    });
+    expect(starts).toEqual([0, 35_000, 45_000, 55_000]);
+  });
+});

@@ -36,13 +36,18 @@ export function localEnvironment(
   };
 }
 
-/** Applies `vars` to `env`. */
+/** Applies `vars` to `env`; returns a function that puts the previous values back. */
 export function applyEnvironment(
   env: NodeJS.ProcessEnv,
   vars: Record<string, string | undefined>,
-): void {
-  for (const [name, value] of Object.entries(vars)) {
-    if (value === undefined) delete env[name];
-    else env[name] = value;
-  }
+): () => void {
+  const previous = Object.keys(vars).map((name) => [name, env[name]] as const);
+  const assign = (entries: Iterable<readonly [string, string | undefined]>) => {
+    for (const [name, value] of entries) {
+      if (value === undefined) delete env[name];
+      else env[name] = value;
+    }
+  };
+  assign(Object.entries(vars));
+  return () => assign(previous);
 }

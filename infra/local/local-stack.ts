@@ -58,7 +58,12 @@ export async function startLocalStack(settings: LocalSettings): Promise<LocalSta
     const queues = await startLocalQueues(settings.sqsPort);
     undo.push(queues.close);
 
-    applyEnvironment(process.env, localEnvironment(process.env, settings, layout, dynamo.endpoint));
+    // Restored on stop, so an embedding process (tests, the bench) gets its environment back.
+    const restoreEnvironment = applyEnvironment(
+      process.env,
+      localEnvironment(process.env, settings, layout, dynamo.endpoint),
+    );
+    undo.push(async () => restoreEnvironment());
     const { startStackRuntime } = await import('./stack-runtime.js');
     const runtime = await startStackRuntime({
       httpPort: settings.port,
@@ -92,6 +97,7 @@ export async function startLocalStack(settings: LocalSettings): Promise<LocalSta
       await queues.close();
       await dynamo.close();
       await removeStackFile(layout.stackFile, process.pid);
+      restoreEnvironment();
       return report;
     };
     return {

@@ -17,7 +17,8 @@ import type { FramedLine } from '../wal/frame-parser.js';
 import { readFrame, readFrameSync } from '../wal/frame-reader.js';
 import type { Fail } from '../wal/wal-check.js';
 import { AofChecker } from './aof-check.js';
-import type { AofEntry, AofHeader, AofObject } from './format.js';
+import type { AofEntry, AofHeader, AofKeyedRow, AofKeylessRow, AofObject } from './format.js';
+import { scanFrame } from './frame-scan.js';
 import { AOF_FRAME, AofTag, parseHeader, parseKeyed, parseKeyless } from './lines-v1.js';
 
 /** Streams an export from its compressed chunks: the header, keyed rows, then keyless rows. */
@@ -28,6 +29,39 @@ export async function* readAof(
   const decoder = new AofDecoder(objectKey);
   for await (const line of readFrame(objectKey, chunks, AOF_FRAME)) yield decoder.accept(line);
   decoder.finish();
+}
+
+/** Where `scanAof` hands an export's entries. */
+export interface AofSink {
+  header?: (header: AofHeader) => void;
+  keyed: (row: AofKeyedRow) => void;
+  /** Each keyless row, with the bytes of its line (valid only during the call). */
+  keyless: (row: AofKeylessRow, bytes: Buffer) => Promise<void> | undefined | void;
+}
+
+/**
+ * Streams an export into `sink` without an async hop per record (`scanFrame`):
+ * the path export and rebuild take through large exports. Same rules and
+ * errors as `readAof`; resolves to the header once the whole export verified.
+ */
+export async function scanAof(
+  objectKey: string,
+  chunks: AsyncIterable<Uint8Array>,
+  sink: AofSink,
+): Promise<AofHeader> {
+  const decoder = new AofDecoder(objectKey);
+  let header: AofHeader | undefined;
+  await scanFrame(objectKey, chunks, AOF_FRAME, (line, bytes) => {
+    const entry = decoder.accept(line);
+    if (entry.kind === 'header') {
+      header = entry.header;
+      sink.header?.(entry.header);
+    } else if (entry.kind === 'keyed') sink.keyed(entry.row);
+    else return sink.keyless(entry.row, bytes);
+    return undefined;
+  });
+  decoder.finish();
+  return header!;
 }
 
 /** Decodes and verifies a whole export. */

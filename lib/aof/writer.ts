@@ -65,7 +65,23 @@ export class AofWriter {
     }
     this.#lastOffset = row.offset;
     this.#keyless += 1;
-    return this.#keylessSection.line(line(AofTag.keyless, keylessFields(row)));
+    return this.#keylessSection.text(lineText(AofTag.keyless, keylessFields(row)));
+  }
+
+  /**
+   * Appends a keyless row given as the bytes of its line (without the `\n`),
+   * as read from a verified WAL object or export: a keyless WAL row line and
+   * a keyless AOF record are the same line (`{"t":"r","s":..,"o":..,"row":..}`),
+   * so the fold copies it instead of serializing the row again.
+   */
+  keylessLine(offset: number, bytes: Uint8Array): Promise<void> | undefined {
+    this.#expectOpen();
+    if (!(offset > this.#lastOffset)) {
+      throw new InternalError(`${this.objectKey}: keyless offset ${offset} after ${this.#lastOffset}`);
+    }
+    this.#lastOffset = offset;
+    this.#keyless += 1;
+    return this.#keylessSection.line(bytes);
   }
 
   /**
@@ -79,7 +95,7 @@ export class AofWriter {
     const first = new GzipSection(this.level);
     try {
       const full: AofHeader = { ...header, keylessCount: this.#keyless };
-      await first.line(headerLine(full));
+      await first.text(headerText(full));
       let count = 0;
       let lastKey: string | undefined;
       for (const row of keyed) {
@@ -88,7 +104,7 @@ export class AofWriter {
         }
         lastKey = row.key;
         count += 1;
-        const wait = first.line(line(AofTag.keyed, keyedFields(row)));
+        const wait = first.text(lineText(AofTag.keyed, keyedFields(row)));
         if (wait) await wait;
       }
       if (count !== header.keyedCount) {
@@ -123,12 +139,11 @@ export class AofWriter {
   }
 }
 
-/** A record line exactly as `FrameWriter` frames it: `{"t":<tag>,...fields}\n`. */
-function line(tag: string, fields: Record<string, unknown>): Buffer {
-  return Buffer.from(`${JSON.stringify({ t: tag, ...fields })}\n`, 'utf8');
+/** A line's text exactly as `FrameWriter` frames it (the `\n` is added by the section): `{"t":<tag>,...fields}`. */
+function lineText(tag: string, fields: Record<string, unknown>): string {
+  return JSON.stringify({ t: tag, ...fields });
 }
 
-function headerLine(header: AofHeader): Buffer {
-  const fields = { magic: AOF_MAGIC, v: AOF_FORMAT_VERSION, ...headerFields(header) };
-  return line(FrameTag.header, fields);
+function headerText(header: AofHeader): string {
+  return lineText(FrameTag.header, { magic: AOF_MAGIC, v: AOF_FORMAT_VERSION, ...headerFields(header) });
 }

@@ -15,20 +15,24 @@ import { writeText } from './output.js';
 
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
-/** Resolves with the first SIGINT/SIGTERM. */
-function nextSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const handlers = SIGNALS.map((signal) => {
-      const handler = () => {
-        SIGNALS.forEach((s, i) => {
-          process.off(s, handlers[i]!);
-        });
-        resolve(signal);
-      };
-      process.on(signal, handler);
-      return handler;
+/** The first SIGINT/SIGTERM from now on; `cancel` stops listening. */
+function nextSignal(): { received: Promise<NodeJS.Signals>; cancel: () => void } {
+  let cancel = () => {};
+  const received = new Promise<NodeJS.Signals>((resolve) => {
+    const handlers = SIGNALS.map((signal) => () => {
+      cancel();
+      resolve(signal);
+    });
+    cancel = () => {
+      SIGNALS.forEach((s, i) => {
+        process.off(s, handlers[i]!);
+      });
+    };
+    SIGNALS.forEach((s, i) => {
+      process.on(s, handlers[i]!);
     });
   });
+  return { received, cancel };
 }
 
 /** The start command. */
@@ -64,22 +68,28 @@ export const startCommand: CliCommand = {
     // Loaded here, not at the top: the other commands need none of the emulators.
     const { startLocalStack } = await import('../../infra/local/local-stack.js');
     const { startBanner } = await import('../../infra/local/banner.js');
-    const signal = nextSignal();
-    const stack = await startLocalStack(settings);
+    const signal = nextSignal(); // a signal during start-up stops the stack as soon as it is up
+    let stack: Awaited<ReturnType<typeof startLocalStack>>;
+    try {
+      stack = await startLocalStack(settings);
+    } catch (error) {
+      signal.cancel();
+      throw error;
+    }
     await writeText(
       io.stdout,
       booleanOption(input, 'json')
         ? `${JSON.stringify(stack.info)}\n`
         : startBanner(stack.info, io.cwd),
     );
-    const received = await signal;
+    const received = await signal.received;
     await writeText(io.stderr, `${received}: stopping (final flush)…\n`);
-    const forced = nextSignal().then(() => {
+    const forced = nextSignal();
+    void forced.received.then(() => {
       io.stderr.write('stopping interrupted; unflushed rows stay buffered in the data folder\n');
       process.exit(130);
     });
-    void forced;
-    const report = await stack.stop();
+    const report = await stack.stop().finally(forced.cancel);
     const notes = [
       report.pendingShards.length > 0 &&
         `still pending (flushed on the next start): ${report.pendingShards.join(', ')}`,

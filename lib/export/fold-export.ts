@@ -85,17 +85,17 @@ async function foldFrom(
           state.loadKeyed(row);
           if (++exportRows % PROGRESS_ROWS === 0) progress(base.coveredPosition, exportRows);
         },
-        keyless: (row) => {
+        keyless: (row, bytes) => {
           if (++exportRows % PROGRESS_ROWS === 0) progress(base.coveredPosition, exportRows);
-          return writer.keyless(row);
+          return writer.keylessLine(row.offset, bytes);
         },
       });
       start = { position: header.coveredPosition, lastSeq: header.lastSeq, nextRowOffset: header.nextRowOffset };
     }
     const walk = await walkWalChain(store, shard, start, {
       until: target,
-      onRow: (row) =>
-        state.apply(row) ? writer.keyless({ seq: row.seq, offset: row.offset, row: row.row! }) : undefined,
+      // A keyless WAL row line is byte for byte the AOF keyless record: copied, not re-serialized.
+      onRow: (row, bytes) => (state.apply(row) ? writer.keylessLine(row.offset, bytes) : undefined),
       onObject: (_header, after) => progress(after.position, exportRows + after.nextRowOffset - start.nextRowOffset),
     });
     if (walk.stop.reason !== 'limit') {

@@ -72,7 +72,12 @@ export type FlushOutcome =
   | { status: 'busy'; shard: string }
   | { status: 'waiting-on-gap'; shard: string; seq: number }
   | { status: 'fenced'; shard: string; epoch: number; position: number }
-  | { status: 'poisoned'; shard: string; reason: string }
+  | {
+      status: 'poisoned';
+      shard: string;
+      reason: string /** This flush detected it. */;
+      detected: boolean;
+    }
   | {
       status: 'flushed';
       shard: string;
@@ -98,7 +103,7 @@ export async function flushShard(deps: FlushDeps, shard: string): Promise<FlushO
   // 1. Read.
   const seen = await readShardRecord(table, shard);
   if (!seen) return { status: 'idle', shard };
-  if (seen.poison) return { status: 'poisoned', shard, reason: seen.poison };
+  if (seen.poison) return { status: 'poisoned', shard, reason: seen.poison, detected: false };
   if (!hasPendingBatches(seen)) {
     if (seen.pending) await clearPending(table, shard, seen.nextSeq);
     return { status: 'idle', shard };
@@ -166,7 +171,11 @@ export async function flushShard(deps: FlushDeps, shard: string): Promise<FlushO
       record.nextRowOffset,
       shard,
       position,
-    );
+    ).catch(async (error: unknown) => {
+      // A transient read failure: free the shard for the next tick rather than a whole lease.
+      await releaseLease(table, shard, epoch);
+      throw error;
+    });
     if (typeof verdict === 'string') return poison(deps, shard, verdict, epoch, position);
     existing = verdict;
     written = verdict.header;
@@ -280,9 +289,9 @@ async function poison(
   position: number,
 ): Promise<FlushOutcome> {
   if (await poisonShard(deps.table, shard, reason, deps.now(), { epoch, position })) {
-    return { status: 'poisoned', shard, reason };
+    return { status: 'poisoned', shard, reason, detected: true };
   }
   const record = await readShardRecord(deps.table, shard);
-  if (record?.poison) return { status: 'poisoned', shard, reason: record.poison };
+  if (record?.poison) return { status: 'poisoned', shard, reason: record.poison, detected: false };
   return { status: 'fenced', shard, epoch, position };
 }

@@ -28,8 +28,16 @@ export function reportFlush(outcome: FlushOutcome, latencyMs: number): void {
       metrics.addMetric(Metric.flushFenced, MetricUnit.Count, 1);
       return;
     case 'poisoned':
-      logger.error('shard poisoned', { ...outcome });
+      logger.error(
+        outcome.detected ? 'shard poisoned' : 'shard is poisoned; recovery must rebuild it',
+        {
+          ...outcome,
+        },
+      );
+      // PoisonedShards: poisoned shards seen by this tick (a gauge-like count per tick);
+      // ShardsPoisoned: poison transitions this flush caused.
       metrics.addMetric(Metric.poisonedShards, MetricUnit.Count, 1);
+      if (outcome.detected) metrics.addMetric(Metric.shardsPoisoned, MetricUnit.Count, 1);
       return;
     case 'waiting-on-gap':
       logger.info('waiting on an unwritten batch', { ...outcome });
@@ -42,4 +50,5 @@ export function reportFlush(outcome: FlushOutcome, latencyMs: number): void {
 /** Logs a flush that threw (transient store or table failure); the next tick retries. */
 export function reportFlushError(shard: string, error: unknown): void {
   logger.error('flush failed; the next tick retries', { shard, error: error as Error });
+  metrics.addMetric(Metric.flushErrors, MetricUnit.Count, 1);
 }

@@ -2,10 +2,13 @@
  * `GET /v1/shards/{shard}` (status) and `GET /v1/shards/{shard}/seqs/{seq}`
  * (durability of one batch).
  */
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { InvalidInputError, NotFoundError } from '../errors.js';
 import { readShardRecord } from '../memtable/shard-record.js';
 import type { Table } from '../memtable/table.js';
+import { Metric } from '../observability/metric-names.js';
+import { metrics } from '../observability/telemetry.js';
 import { assertShardName } from '../paths.js';
 import { errorResponse } from './error-response.js';
 import { json } from './responses.js';
@@ -38,6 +41,7 @@ export async function handleStatus(
   event: APIGatewayProxyEventV2,
   table: Table,
 ): Promise<APIGatewayProxyStructuredResultV2> {
+  metrics.addMetric(Metric.statusRequests, MetricUnit.Count, 1);
   try {
     const shard = event.pathParameters?.shard ?? '';
     const status = await shardStatus(table, shard);

@@ -7,11 +7,13 @@
  * 1. Written once, after every endpoint listens (write temp + rename, so a
  *    reader never sees a partial file), and removed on a clean stop — only
  *    when it still names the stopping process.
- * 2. A file whose `pid` is not alive is stale (the stack crashed): readers
- *    ignore it and a new stack overwrites it.
+ * 2. A file whose `pid` is not alive, or whose DynamoDB endpoint refuses
+ *    connections (the pid was reused after a crash), is stale: readers ignore
+ *    it and a new stack overwrites it.
  * 3. Fields are only ever added; `version` changes if one changes meaning.
  */
 import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { InvalidInputError } from '../errors.js';
 
 /** Version of the stack.json layout. */
@@ -90,8 +92,24 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
+/** True when something accepts TCP connections at `endpoint`'s host and port. */
+export function acceptsConnections(endpoint: string, timeoutMs = 1_000): Promise<boolean> {
+  const url = new URL(endpoint);
+  return new Promise((resolve) => {
+    const socket = connect({ host: url.hostname, port: Number(url.port) });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
 /** The running stack on this data folder, or undefined when none runs (absent or stale file). */
 export async function findRunningStack(file: string): Promise<StackInfo | undefined> {
   const info = await readStackFile(file);
-  return info && isProcessAlive(info.pid) ? info : undefined;
+  if (!info || !isProcessAlive(info.pid)) return undefined;
+  return (await acceptsConnections(info.dynamodbEndpoint)) ? info : undefined;
 }

@@ -3,8 +3,8 @@
  * authority: readers take the newest one that verifies, and fall back to the
  * next older one, loudly, only when it does not (`loadNewestValid`).
  */
-import type { AofHeader, AofKeyedRow, AofKeylessRow } from '../aof/format.js';
-import { readAof } from '../aof/reader.js';
+import type { AofHeader } from '../aof/format.js';
+import { type AofSink, scanAof } from '../aof/reader.js';
 import { CorruptDataError } from '../errors.js';
 import { aofPrefix, positionOfKey } from '../paths.js';
 import type { ObjectStore } from '../store/object-store.js';
@@ -21,11 +21,8 @@ export interface ExportFallback extends ExportRef {
   error: ErrorSummary;
 }
 
-/** Where an export's records go while it is read. */
-export interface ExportSink {
-  keyed: (row: AofKeyedRow) => void;
-  keyless: (row: AofKeylessRow) => Promise<void> | undefined | void;
-}
+/** Where an export's records go while it is read (`AofSink` of `scanAof`). */
+export type ExportSink = AofSink;
 
 /** The shard's exports, ascending by covered position. */
 export async function listExports(store: ObjectStore, shard: string): Promise<ExportRef[]> {
@@ -45,20 +42,11 @@ export async function streamExport(
 ): Promise<AofHeader> {
   const stream = await store.getStream(ref.key);
   if (!stream) throw new CorruptDataError(ref.key, 'listed as an export but no longer readable');
-  let header: AofHeader | undefined;
   try {
-    for await (const entry of readAof(ref.key, stream)) {
-      if (entry.kind === 'header') header = entry.header;
-      else if (entry.kind === 'keyed') sink.keyed(entry.row);
-      else {
-        const wait = sink.keyless(entry.row);
-        if (wait) await wait;
-      }
-    }
+    return await scanAof(ref.key, stream, sink);
   } finally {
     stream.destroy();
   }
-  return header!;
 }
 
 /**

@@ -19,8 +19,8 @@ import type { Readable } from 'node:stream';
 import { CorruptDataError } from '../errors.js';
 import { positionOfKey, walKey, walPrefix } from '../paths.js';
 import type { ObjectStore } from '../store/object-store.js';
-import { readWal } from '../wal/decode.js';
 import type { WalHeader, WalRow } from '../wal/format.js';
+import { scanWal } from './wal-scan.js';
 
 /** Where a chain stands after a prefix of it: the next position and the seq and offset it must start at. */
 export interface ChainCursor {
@@ -59,8 +59,8 @@ export interface ChainWalk {
 export interface WalkOptions {
   /** Stop before this position; a position missing below it is a gap even with nothing after it. */
   until?: number;
-  /** Each row, in order; provisional until the object's `onObject`. */
-  onRow?: (row: WalRow) => Promise<void> | undefined | void;
+  /** Each row, in order, with its line's bytes (valid during the call); provisional until the object's `onObject`. */
+  onRow?: (row: WalRow, bytes: Buffer) => Promise<void> | undefined | void;
   /** Called before an object's rows. */
   beginObject?: () => void;
   /** Called when an object failed after some of its rows reached `onRow`. */
@@ -121,7 +121,7 @@ async function follow(
       walk.beyond = 1 + (await count(listing));
       return { reason: 'gap', position: expected, key: walKey(shard, expected), nextPresent: position };
     }
-    const stop = await readObject(store, key, walk, options);
+    const stop = await readObject(store, shard, key, walk, options);
     if (stop) {
       walk.beyond = await count(listing);
       return stop;
@@ -132,6 +132,7 @@ async function follow(
 /** Reads one object into the walk; returns why the chain stops there, if it does. */
 async function readObject(
   store: ObjectStore,
+  shard: string,
   key: string,
   walk: ChainWalk,
   options: WalkOptions,
@@ -141,22 +142,24 @@ async function readObject(
   if (!stream) return { reason: 'gap', position, key, nextPresent: undefined };
   options.beginObject?.();
   let header: WalHeader | undefined;
+  let detail: string | undefined;
   let rows = 0;
   try {
-    for await (const entry of readWal(key, stream)) {
-      if (entry.kind === 'header') {
-        header = entry.header;
+    const complete = await scanWal(shard, position, stream, {
+      header: (h) => {
+        header = h;
         const trusted = options.trustFirstObject && walk.objects === 0;
-        const detail = trusted ? undefined : discontinuity(header, walk.end);
-        if (detail) {
-          options.rollbackObject?.();
-          return { reason: 'discontinuity', position, key, detail };
-        }
-        continue;
-      }
-      const wait = options.onRow?.(entry.row);
-      if (wait) await wait;
-      rows += 1;
+        detail = trusted ? undefined : discontinuity(h, walk.end);
+        return detail === undefined;
+      },
+      row: (row, bytes) => {
+        rows += 1;
+        return options.onRow?.(row, bytes);
+      },
+    });
+    if (!complete) {
+      options.rollbackObject?.();
+      return { reason: 'discontinuity', position, key, detail: detail! };
     }
   } catch (error) {
     options.rollbackObject?.();

@@ -1,7 +1,11 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { decodeAof, peekAofHeader, readAof } from '../../lib/aof/reader.js';
-import { CorruptDataError, UnknownFormatVersionError, UnknownRecordTagError } from '../../lib/errors.js';
+import { decodeAof, peekAofHeader, readAof, scanAof } from '../../lib/aof/reader.js';
+import {
+  CorruptDataError,
+  UnknownFormatVersionError,
+  UnknownRecordTagError,
+} from '../../lib/errors.js';
 import { aofKey } from '../../lib/paths.js';
 import { bodyLines, caught, chunks, editText, reframe } from '../wal/helpers.js';
 import { AOF_KEY, aofObject, writeAof } from './helpers.js';
@@ -14,7 +18,9 @@ async function readAll(key: string, bytes: Uint8Array, size = 7): Promise<void> 
 }
 
 /** Re-frames the export's lines after `edit` changes them, with a correct trailer. */
-async function reframed(edit: (lines: Record<string, unknown>[]) => Record<string, unknown>[]): Promise<Uint8Array> {
+async function reframed(
+  edit: (lines: Record<string, unknown>[]) => Record<string, unknown>[],
+): Promise<Uint8Array> {
   const lines = bodyLines(await writeAof(aofObject())).map((line) => JSON.parse(line));
   return reframe(edit(lines).map((line) => JSON.stringify(line)));
 }
@@ -47,7 +53,8 @@ const CASES: Case[] = [
   },
   {
     when: 'a byte of content changed under the checksum',
-    bytes: async () => editText(await writeAof(aofObject()), (text) => text.replace('"v":1}', '"v":2}')),
+    bytes: async () =>
+      editText(await writeAof(aofObject()), (text) => text.replace('"v":1}', '"v":2}')),
     error: CorruptDataError,
     message: 'checksum mismatch',
   },
@@ -62,7 +69,11 @@ const CASES: Case[] = [
   },
   {
     when: 'the trailer is missing',
-    bytes: async () => editText(await writeAof(aofObject()), (text) => text.split('\n').slice(0, -2).join('\n') + '\n'),
+    bytes: async () =>
+      editText(
+        await writeAof(aofObject()),
+        (text) => text.split('\n').slice(0, -2).join('\n') + '\n',
+      ),
     error: CorruptDataError,
     message: 'truncated: no trailer',
   },
@@ -109,9 +120,13 @@ describe(decodeAof, () => {
   }
 
   it('throws when the header names another covered position than the key', async () => {
-    const thrown = await caught(async () => decodeAof(aofKey('s1', 13), await writeAof(aofObject())));
+    const thrown = await caught(async () =>
+      decodeAof(aofKey('s1', 13), await writeAof(aofObject())),
+    );
     expect(thrown).toBeInstanceOf(CorruptDataError);
-    expect(thrown.message).toContain('header says shard s1 coveredPosition 12, but the key says otherwise');
+    expect(thrown.message).toContain(
+      'header says shard s1 coveredPosition 12, but the key says otherwise',
+    );
   });
 });
 
@@ -121,6 +136,30 @@ describe(readAof, () => {
       const data = await bytes();
       const expected = await caught(() => decodeAof(AOF_KEY, data));
       const thrown = await caught(() => readAll(AOF_KEY, data));
+      expect(thrown).toBeInstanceOf(error);
+      expect(thrown.message).toBe(expected.message);
+    });
+  }
+});
+
+describe(scanAof, () => {
+  it('hands the sink what decodeAof returns, and resolves to the header', async () => {
+    const object = aofObject();
+    const got = { header: undefined as unknown, keyed: [] as unknown[], keyless: [] as unknown[] };
+    const header = await scanAof(AOF_KEY, chunks(await writeAof(object), 3), {
+      header: (h) => void (got.header = h),
+      keyed: (row) => void got.keyed.push(row),
+      keyless: (row) => void got.keyless.push(row),
+    });
+    expect(header).toStrictEqual(object.header);
+    expect(got).toStrictEqual(object);
+  });
+
+  for (const { when, bytes, error } of CASES) {
+    it(`throws the same ${error.name} as decodeAof when ${when}`, async () => {
+      const data = await bytes();
+      const expected = await caught(() => decodeAof(AOF_KEY, data));
+      const thrown = await caught(() => scanAof(AOF_KEY, chunks(data, 11), { keyed: () => {}, keyless: () => undefined }));
       expect(thrown).toBeInstanceOf(error);
       expect(thrown.message).toBe(expected.message);
     });

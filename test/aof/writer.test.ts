@@ -2,7 +2,13 @@ import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AOF_MAGIC } from '../../lib/aof/format.js';
-import { AOF_FRAME, AofTag, headerFields, keyedFields, keylessFields } from '../../lib/aof/lines-v1.js';
+import {
+  AOF_FRAME,
+  AofTag,
+  headerFields,
+  keyedFields,
+  keylessFields,
+} from '../../lib/aof/lines-v1.js';
 import { decodeAof, readAof } from '../../lib/aof/reader.js';
 import { AofWriter } from '../../lib/aof/writer.js';
 import { InternalError } from '../../lib/errors.js';
@@ -36,7 +42,8 @@ describe(AofWriter, () => {
     });
 
     it('round-trips random exports through the streaming reader in random chunk sizes', async () => {
-      const rowArb = fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 })
+      const rowArb = fc
+        .dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 })
         .map((row) => JSON.parse(JSON.stringify(row)));
       await fc.assert(
         fc.asyncProperty(
@@ -53,7 +60,11 @@ describe(AofWriter, () => {
             object.header.keyedCount = object.keyed.length;
             object.header.keylessCount = object.keyless.length;
             const bytes = await writeAof(object);
-            const read = { header: undefined as unknown, keyed: [] as unknown[], keyless: [] as unknown[] };
+            const read = {
+              header: undefined as unknown,
+              keyed: [] as unknown[],
+              keyless: [] as unknown[],
+            };
             for await (const entry of readAof(AOF_KEY, chunks(bytes, chunkSize))) {
               if (entry.kind === 'header') read.header = entry.header;
               else read[entry.kind].push(entry.row);
@@ -82,7 +93,9 @@ describe(AofWriter, () => {
     it('refuses keyless rows whose offsets do not ascend', async () => {
       const writer = new AofWriter(AOF_KEY);
       await writer.keyless({ seq: 1, offset: 5, row: {} });
-      expect(await caught(() => writer.keyless({ seq: 1, offset: 5, row: {} }))).toBeInstanceOf(InternalError);
+      expect(await caught(() => writer.keyless({ seq: 1, offset: 5, row: {} }))).toBeInstanceOf(
+        InternalError,
+      );
       writer.abort();
     });
   });

@@ -40,3 +40,18 @@ export function jsonLines(text: string): Record<string, unknown>[] {
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
+
+/** Sets one environment variable for a while and puts the old value back. */
+export function useEnv(name: string, value: string): { set: () => void; restore: () => void } {
+  let previous: string | undefined;
+  return {
+    set: () => {
+      previous = process.env[name];
+      process.env[name] = value;
+    },
+    restore: () => {
+      if (previous === undefined) delete process.env[name];
+      else process.env[name] = previous;
+    },
+  };
+}

@@ -11,7 +11,7 @@ import { walKey, walPrefix } from '../../lib/paths.js';
 import { FsObjectStore } from '../../lib/store/fs-store.js';
 import { createS3Client, S3ObjectStore } from '../../lib/store/s3-store.js';
 import { postJson } from '../local/http-client.js';
-import { cli, jsonLines } from './cli-io.js';
+import { cli, jsonLines, useEnv } from './cli-io.js';
 
 // s3rver is CommonJS without types; this is the slice of it the test uses.
 interface S3rverServer {
@@ -40,7 +40,11 @@ async function copyOfData(): Promise<string> {
   return copy;
 }
 
+// Long enough for a first flush on a loaded machine: each durable put gets its own WAL object.
+const durableWait = useEnv('SHARDWAL_DURABLE_WAIT_MS', '15000');
+
 beforeAll(async () => {
+  durableWait.set();
   root = await mkdtemp(path.join(os.tmpdir(), 'shardwal-cli-'));
   dataDir = path.join(root, 'data');
   // A small interval and one WAL object per flush give alpha several objects.
@@ -69,6 +73,7 @@ beforeAll(async () => {
     alphaAcks.push((ack.body as { seq: number }).seq);
   }
   await stack.stop();
+  durableWait.restore();
 });
 
 afterAll(async () => {
@@ -130,6 +135,17 @@ describe('shardwal CLI', () => {
       expect(dump.stderr.trim().split('\n')).toHaveLength(1);
       const printed = jsonLines(dump.stdout);
       expect(printed.every((row) => (row.seq as number) < 3)).toBe(true);
+    });
+
+    it('ignores a stale stack.json (dead pid, or a live pid with nothing at its endpoint)', async () => {
+      const copy = await copyOfData();
+      const stale = { version: 1, dynamodbEndpoint: 'http://127.0.0.1:1', httpUrl: 'http://x' };
+      for (const pid of [2 ** 22 + 1, process.pid]) {
+        await writeFile(path.join(copy, 'stack.json'), JSON.stringify({ ...stale, pid }));
+        const out = await cli(['status', 'alpha', '--data-dir', copy, '--json']);
+        expect(out.code).toBe(0);
+        expect(JSON.parse(out.stdout)).toMatchObject({ durableSeq: 3 });
+      }
     });
 
     it('dump stops with exit 1 naming a missing WAL position', async () => {

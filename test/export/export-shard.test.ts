@@ -4,27 +4,39 @@ import { ExportFaultPoint } from '../../lib/export/deps.js';
 import { exportAll } from '../../lib/export/export-all.js';
 import { exportShard } from '../../lib/export/export-shard.js';
 import { renderExportReport } from '../../lib/export/render.js';
-import { SimulatedCrash } from '../../lib/flush/fault-points.js';
 import { poisonShard } from '../../lib/fence/commit.js';
+import { SimulatedCrash } from '../../lib/flush/fault-points.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import { aofKey, walKey } from '../../lib/paths.js';
 import { rebuildShard } from '../../lib/recovery/rebuild.js';
 import { replayShard } from '../../lib/recovery/replay.js';
 import { verifyShard } from '../../lib/recovery/verify.js';
 import { encodeWal } from '../../lib/wal/encode.js';
-import { caught } from '../wal/helpers.js';
+import {
+  exportDepsOf,
+  overwrite,
+  recoveryDepsOf,
+  snapshotOf,
+  TestShard,
+} from '../recovery/support.js';
 import { fixture, useDynalite } from '../support/harness.js';
-import { exportDepsOf, overwrite, recoveryDepsOf, snapshotOf, TestShard } from '../recovery/support.js';
+import { caught } from '../wal/helpers.js';
 
 const dynalite = useDynalite();
 
 async function twoObjects() {
   const f = await fixture(dynalite());
   const s = new TestShard(f);
-  await s.keyed([{ id: 'a', v: 1 }, { id: 'b', v: 1 }]);
+  await s.keyed([
+    { id: 'a', v: 1 },
+    { id: 'b', v: 1 },
+  ]);
   await s.keyless([{ n: 1 }]);
   await s.flush();
-  await s.keyed([{ id: 'a', v: 2 }, { id: 'b', $delete: true }]);
+  await s.keyed([
+    { id: 'a', v: 2 },
+    { id: 'b', $delete: true },
+  ]);
   await s.keyless([{ n: 2 }]);
   await s.flush();
   return { f, s };
@@ -47,7 +59,15 @@ describe(exportShard, () => {
       status: 'exported',
       key: aofKey('s1', 2),
       base: null,
-      folded: { fromPosition: 0, toPosition: 2, objects: 2, walRows: 6, puts: 3, deletes: 1, keyless: 2 },
+      folded: {
+        fromPosition: 0,
+        toPosition: 2,
+        objects: 2,
+        walRows: 6,
+        puts: 3,
+        deletes: 1,
+        keyless: 2,
+      },
       liveKeys: 1,
       keylessRows: 2,
       watermark: { before: 0, after: 2 },
@@ -62,7 +82,10 @@ describe(exportShard, () => {
     const { f, s } = await twoObjects();
     await exportShard(exportDepsOf(f), 's1');
     await f.memory.delete(walKey('s1', 0)); // below the export: must not be needed
-    await s.keyed([{ id: 'c', v: 1 }, { id: 'a', $delete: true }]);
+    await s.keyed([
+      { id: 'c', v: 1 },
+      { id: 'a', $delete: true },
+    ]);
     await s.flush();
     const report = await exportShard(exportDepsOf(f), 's1');
     expect(report).toMatchObject({
@@ -71,7 +94,9 @@ describe(exportShard, () => {
       folded: { fromPosition: 2, toPosition: 3, objects: 1, exportRows: 3 },
     });
     expect(await exportedState(f, 3)).toStrictEqual(s.model.snapshot());
-    expect(decodeAof(aofKey('s1', 3), (await f.memory.get(aofKey('s1', 3)))!).header.previousExport).toBe(2);
+    expect(
+      decodeAof(aofKey('s1', 3), (await f.memory.get(aofKey('s1', 3)))!).header.previousExport,
+    ).toBe(2);
   });
 
   it('never reads at or beyond walNextPos, where an append may be in flight', async () => {
@@ -95,7 +120,11 @@ describe(exportShard, () => {
     expect(await f.memory.get(aofKey('s1', 2))).toBeDefined();
 
     const next = await exportShard(exportDepsOf(f), 's1');
-    expect(next).toMatchObject({ status: 'adopted', key: aofKey('s1', 2), watermark: { before: 0, after: 2 } });
+    expect(next).toMatchObject({
+      status: 'adopted',
+      key: aofKey('s1', 2),
+      watermark: { before: 0, after: 2 },
+    });
     expect((await verifyShard(recoveryDepsOf(f), 's1')).findings).toEqual([]);
     expect(await exportedState(f, 2)).toStrictEqual(s.model.snapshot());
   });
@@ -111,20 +140,31 @@ describe(exportShard, () => {
     await s.keyless([{ n: 3 }]);
     await s.flush();
     const rebuild = await rebuildShard(recoveryDepsOf(f), 's1');
-    expect(rebuild).toMatchObject({ status: 'rebuilt', export: { key: aofKey('s1', 2) }, replayed: { fromPosition: 2, toPosition: 3 } });
+    expect(rebuild).toMatchObject({
+      status: 'rebuilt',
+      export: { key: aofKey('s1', 2) },
+      replayed: { fromPosition: 2, toPosition: 3 },
+    });
     const next = await exportShard(exportDepsOf(f), 's1');
-    expect(next).toMatchObject({ status: 'exported', base: { coveredPosition: 2 }, watermark: { after: 3 } });
+    expect(next).toMatchObject({
+      status: 'exported',
+      base: { coveredPosition: 2 },
+      watermark: { after: 3 },
+    });
     expect(await exportedState(f, 3)).toStrictEqual(s.model.snapshot());
-    expect(snapshotOf((await replayShard(f.store, 's1', { keepRows: true, keepKeyless: true })).state)).toStrictEqual(
-      s.model.snapshot(),
-    );
+    expect(
+      snapshotOf((await replayShard(f.store, 's1', { keepRows: true, keepKeyless: true })).state),
+    ).toStrictEqual(s.model.snapshot());
   });
 
   it('fails naming the object when the WAL below walNextPos is broken, and writes nothing', async () => {
     const { f } = await twoObjects();
     await overwrite(f, walKey('s1', 1), new Uint8Array([0x1f, 0x8b, 1, 2]));
     const report = await exportShard(exportDepsOf(f), 's1');
-    expect(report).toMatchObject({ status: 'failed', stoppedAt: { position: 1, key: walKey('s1', 1), reason: 'corrupt' } });
+    expect(report).toMatchObject({
+      status: 'failed',
+      stoppedAt: { position: 1, key: walKey('s1', 1), reason: 'corrupt' },
+    });
     expect(report.reason).toContain(walKey('s1', 1));
     expect(await f.memory.get(aofKey('s1', 2))).toBeUndefined();
     expect((await readShardRecord(f.table, 's1'))?.aofWatermark).toBe(0);
@@ -136,7 +176,24 @@ describe(exportShard, () => {
     await s.keyless([{ n: 3 }]);
     await s.flush();
     await exportShard(exportDepsOf(f), 's1'); // at 3
-    await overwrite(f, aofKey('s1', 3), encodeWal({ header: { shard: 's1', position: 3, epoch: 1, firstSeq: 1, lastSeq: 1, firstRowOffset: 0, rowCount: 0, voidSeqs: [1], createdAtMs: 0 }, rows: [] }));
+    await overwrite(
+      f,
+      aofKey('s1', 3),
+      encodeWal({
+        header: {
+          shard: 's1',
+          position: 3,
+          epoch: 1,
+          firstSeq: 1,
+          lastSeq: 1,
+          firstRowOffset: 0,
+          rowCount: 0,
+          voidSeqs: [1],
+          createdAtMs: 0,
+        },
+        rows: [],
+      }),
+    );
     await s.keyed([{ id: 'z', v: 1 }]);
     await s.flush();
     const report = await exportShard(exportDepsOf(f), 's1');
@@ -150,11 +207,17 @@ describe(exportShard, () => {
   it('skips a poisoned shard and one whose record is behind an export', async () => {
     const { f } = await twoObjects();
     await poisonShard(f.table, 's1', 'test poison', f.clock.now());
-    expect(await exportShard(exportDepsOf(f), 's1')).toMatchObject({ status: 'skipped', reason: expect.stringContaining('poisoned') });
+    expect(await exportShard(exportDepsOf(f), 's1')).toMatchObject({
+      status: 'skipped',
+      reason: expect.stringContaining('poisoned'),
+    });
 
     const g = await twoObjects();
     await g.f.memory.putIfAbsent(aofKey('s1', 9), new Uint8Array([1]));
-    expect(await exportShard(exportDepsOf(g.f), 's1')).toMatchObject({ status: 'skipped', reason: expect.stringContaining('record is behind S3') });
+    expect(await exportShard(exportDepsOf(g.f), 's1')).toMatchObject({
+      status: 'skipped',
+      reason: expect.stringContaining('record is behind S3'),
+    });
   });
 });
 
@@ -168,7 +231,10 @@ describe(exportAll, () => {
     }
     const first = await exportAll(exportDepsOf(f));
     expect(first).toMatchObject({ shards: 3, due: 2, failed: [], deferred: [] });
-    expect(first.reports.map((r) => [r.shard, r.status])).toEqual([['a1', 'exported'], ['b2', 'exported']]);
+    expect(first.reports.map((r) => [r.shard, r.status])).toEqual([
+      ['a1', 'exported'],
+      ['b2', 'exported'],
+    ]);
     const second = await exportAll(exportDepsOf(f));
     expect(second).toMatchObject({ shards: 3, due: 0, reports: [] });
   });

@@ -11,68 +11,43 @@ const SHARD = 'z1';
 
 type Status = FlushOutcome['status'];
 
+/** The newer flusher's outcome: which position it wrote, which seqs, and whether it adopted. */
+const wrote = (position: number, firstSeq: number, lastSeq: number, adopted = false) =>
+  ({ status: 'flushed', position, firstSeq, lastSeq, adopted }) as const;
+
 /**
- * What the zombie ends with, per point it was paused at, and whether its own
- * commit landed (before the newer flusher claimed). Two clocks: the lease
- * outlives the gap-seal timeout (the defaults), or the other way round.
+ * Per point the zombie is paused at: how it ends, whether its own commit
+ * landed (always before the newer flusher claimed), and what the newer
+ * flusher does meanwhile: takes P0, adopts the zombie's P0, or follows the
+ * zombie's commit at P1.
  */
-const CASES: Array<{ point: FaultPoint; zombie: Status; committed: boolean }> = [
+const CASES: Array<{
+  point: FaultPoint;
+  zombie: Status;
+  committed: boolean;
+  second: Partial<FlushOutcome>;
+}> = [
   // Paused before claiming: it claims afterwards as a fresh flusher and flushes what came since.
-  { point: FaultPoint.afterRead, zombie: 'flushed', committed: true },
-  { point: FaultPoint.afterClaim, zombie: 'fenced', committed: false },
-  { point: FaultPoint.afterResolve, zombie: 'fenced', committed: false },
-  { point: FaultPoint.afterWalWrite, zombie: 'fenced', committed: false },
-  // Paused after its own commit: it committed before the newer flusher claimed; only tidying is left.
-  { point: FaultPoint.afterCommit, zombie: 'flushed', committed: true },
-  { point: FaultPoint.beforeClearPending, zombie: 'flushed', committed: true },
+  { point: FaultPoint.afterRead, zombie: 'flushed', committed: true, second: wrote(0, 1, 5) },
+  { point: FaultPoint.afterClaim, zombie: 'fenced', committed: false, second: wrote(0, 1, 5) },
+  { point: FaultPoint.afterResolve, zombie: 'fenced', committed: false, second: wrote(0, 1, 5) },
+  {
+    point: FaultPoint.afterWalWrite,
+    zombie: 'fenced',
+    committed: false,
+    second: wrote(0, 1, 3, true),
+  },
+  // Paused after its own commit: only tidying is left.
+  { point: FaultPoint.afterCommit, zombie: 'flushed', committed: true, second: wrote(1, 4, 5) },
+  {
+    point: FaultPoint.beforeClearPending,
+    zombie: 'flushed',
+    committed: true,
+    second: wrote(1, 4, 5),
+  },
 ];
 
-/** What the newer flusher does meanwhile: takes P0, adopts the zombie's P0, or follows its commit at P1. */
-const SECOND: Record<FaultPoint, Partial<FlushOutcome>> = {
-  [FaultPoint.afterRead]: {
-    status: 'flushed',
-    position: 0,
-    firstSeq: 1,
-    lastSeq: 5,
-    adopted: false,
-  },
-  [FaultPoint.afterClaim]: {
-    status: 'flushed',
-    position: 0,
-    firstSeq: 1,
-    lastSeq: 5,
-    adopted: false,
-  },
-  [FaultPoint.afterResolve]: {
-    status: 'flushed',
-    position: 0,
-    firstSeq: 1,
-    lastSeq: 5,
-    adopted: false,
-  },
-  [FaultPoint.afterWalWrite]: {
-    status: 'flushed',
-    position: 0,
-    firstSeq: 1,
-    lastSeq: 3,
-    adopted: true,
-  },
-  [FaultPoint.afterCommit]: {
-    status: 'flushed',
-    position: 1,
-    firstSeq: 4,
-    lastSeq: 5,
-    adopted: false,
-  },
-  [FaultPoint.beforeClearPending]: {
-    status: 'flushed',
-    position: 1,
-    firstSeq: 4,
-    lastSeq: 5,
-    adopted: false,
-  },
-};
-
+/** The lease outlives the gap-seal timeout (as the defaults do), or the other way round. */
 const CLOCKS = [
   { name: 'lease longer than gap seal', settings: { leaseMs: 60_000, gapSealMs: 30_000 } },
   { name: 'gap seal longer than lease', settings: { leaseMs: 10_000, gapSealMs: 30_000 } },
@@ -92,7 +67,7 @@ describe('flushShard', () => {
     describe.each(CLOCKS)('with $name', ({ settings }) => {
       it.each(CASES)(
         'loses, duplicates and reorders nothing when paused at $point while a newer flusher commits',
-        async ({ point, zombie: expected, committed }) => {
+        async ({ point, zombie: expected, committed, second: secondExpected }) => {
           const f = await fixture(dynalite(), settings);
           const acked: AckedBatch[] = [];
           for (let i = 1; i <= 3; i++) acked.push(await putBatch(f.put, SHARD, rows(i)));
@@ -106,7 +81,7 @@ describe('flushShard', () => {
           f.clock.advance(f.config.leaseMs + 1);
 
           const second = await flushShard(f.flushDeps('second'), SHARD);
-          expect(second).toMatchObject(SECOND[point]);
+          expect(second).toMatchObject(secondExpected);
           if (second.status !== 'flushed') return;
 
           for (let i = 6; i <= 7; i++) acked.push(await putBatch(f.put, SHARD, rows(i)));

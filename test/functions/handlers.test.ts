@@ -104,12 +104,18 @@ describe('functions/', () => {
       [SETTINGS.durablePollMs.env]: '20',
     });
     const tick = await coldStart<Handler<unknown, { ticks: number }>>('flush-tick');
+    let answered = false;
     const waiting = patient(
       httpEvent(EventFile.apiPutDurable, { headers: { 'idempotency-key': 'second' } }),
       lambdaContext(),
-    );
-    await sleep(100);
-    await tick(loadEvent(EventFile.scheduledTick), lambdaContext());
+    ).finally(() => {
+      answered = true;
+    });
+    // Scheduled invocations, one tick each, until the waiter answers.
+    while (!answered) {
+      await tick(loadEvent(EventFile.scheduledTick), lambdaContext());
+      await sleep(50);
+    }
     const durable = await waiting;
     expect(durable.statusCode).toBe(200);
     expect(bodyOf(durable)).toEqual({ shard: 'orders', seq: 2, rows: 2, durable: true });

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.js';
 import { StackRunningError } from '../../lib/local/errors.js';
 import type { LocalSettings } from '../../lib/local/local-settings.js';
-import { cli, jsonLines } from '../cli/cli-io.js';
+import { cli, jsonLines, useEnv } from '../cli/cli-io.js';
 import { EventFile, loadEvent } from '../support/events.js';
 import { eventually, postJson, send } from './http-client.js';
 
@@ -32,7 +32,12 @@ const localSqs = () =>
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
 
+// Durable puts wait up to 3 intervals (at least 1 s) by default; a loaded CI machine can
+// take longer for a first flush, and this file asserts durability, not the wait's length.
+const durableWait = useEnv('SHARDWAL_DURABLE_WAIT_MS', '15000');
+
 beforeAll(async () => {
+  durableWait.set();
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'shardwal-local-'));
   settings = {
     port: 0,
@@ -48,6 +53,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop();
+  durableWait.restore();
   await rm(dataDir, { recursive: true, force: true });
 });
 

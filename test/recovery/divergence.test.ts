@@ -25,15 +25,19 @@ import { replayShard } from '../../lib/recovery/replay.js';
 import { verifyShard } from '../../lib/recovery/verify.js';
 import type { ObjectStore } from '../../lib/store/object-store.js';
 import { decodeWal } from '../../lib/wal/decode.js';
-import { caught } from '../wal/helpers.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
+import { caught } from '../wal/helpers.js';
 import { exportDepsOf, recoveryDepsOf, snapshotOf, TestShard } from './support.js';
 
 const dynalite = useDynalite();
 
 async function rawRecord(f: Fixture) {
   const out = await f.table.client.send(
-    new GetItemCommand({ TableName: f.table.tableName, Key: { pk: { S: shardPk('s1') }, sk: { S: META_SK } }, ConsistentRead: true }),
+    new GetItemCommand({
+      TableName: f.table.tableName,
+      Key: { pk: { S: shardPk('s1') }, sk: { S: META_SK } },
+      ConsistentRead: true,
+    }),
   );
   return out.Item!;
 }
@@ -68,7 +72,13 @@ describe('divergence: a shard record rolled back behind S3', () => {
       expected.set(seq, parsePutBody(body, f.config.maxRowsPerPut).rows);
       return seq;
     };
-    await put({ key: 'id', rows: [{ id: 'a', v: 1 }, { id: 'b', v: 1 }] });
+    await put({
+      key: 'id',
+      rows: [
+        { id: 'a', v: 1 },
+        { id: 'b', v: 1 },
+      ],
+    });
     await put({ rows: [{ n: 1 }] });
     await s.flush(); // position 0: seqs 1-2
     await exportShard(exportDepsOf(f), 's1'); // watermark 1
@@ -82,8 +92,16 @@ describe('divergence: a shard record rolled back behind S3', () => {
     await restoreRecord(f, backup); // durableSeq 2, walNextPos 1, nextSeq 3
     // Puts after the restore get seqs 3, 4, 5 (S3 holds other rows there) and 6 (beyond S3).
     const reused: Array<{ seq: number; rows: Array<Record<string, unknown>> }> = [];
-    for (const rows of [[{ id: 'a', v: 'stale' }], [{ id: 'z', v: 1 }], [{ id: 'c', v: 'stale' }]]) {
-      const { ack } = await putRows(f.put, { shard: 's1', body: { key: 'id', rows }, durability: 'buffered' });
+    for (const rows of [
+      [{ id: 'a', v: 'stale' }],
+      [{ id: 'z', v: 1 }],
+      [{ id: 'c', v: 'stale' }],
+    ]) {
+      const { ack } = await putRows(f.put, {
+        shard: 's1',
+        body: { key: 'id', rows },
+        durability: 'buffered',
+      });
       reused.push({ seq: ack.seq, rows });
     }
     expect(reused.map((r) => r.seq)).toEqual([3, 4, 5]);
@@ -97,23 +115,38 @@ describe('divergence: a shard record rolled back behind S3', () => {
 
     // The next flush poisons the shard; puts are refused from then on.
     expect(await flushShard(f.flushDeps('flusher'), 's1')).toMatchObject({ status: 'poisoned' });
-    expect(await caught(() => putRows(f.put, { shard: 's1', body: { rows: [{}] }, durability: 'buffered' }))).toBeInstanceOf(
-      PoisonedError,
-    );
+    expect(
+      await caught(() =>
+        putRows(f.put, { shard: 's1', body: { rows: [{}] }, durability: 'buffered' }),
+      ),
+    ).toBeInstanceOf(PoisonedError);
 
     // Rebuild restores the cursors to what S3 proves.
     const report = await rebuildShard(recoveryDepsOf(f), 's1');
     expect(report.status).toBe('rebuilt');
-    expect(report.cursors.after).toMatchObject({ durableSeq: 5, walNextPos: 3, nextSeq: 7, poison: null, pending: true, aofWatermark: 1 });
+    expect(report.cursors.after).toMatchObject({
+      durableSeq: 5,
+      walNextPos: 3,
+      nextSeq: 7,
+      poison: null,
+      pending: true,
+      aofWatermark: 1,
+    });
     expect(report.cursors.after!.generation).toBe(report.cursors.before!.generation + 1);
     expect(report.batches?.rejected.map((r) => [r.seq, r.rows])).toEqual(
       reused.map((r) => [r.seq, r.rows.map((row) => ({ key: String(row.id), row }))]),
     );
-    expect(report.batches?.rejected[0]?.reason).toContain('rows rejected: seq 3 already durable in S3');
+    expect(report.batches?.rejected[0]?.reason).toContain(
+      'rows rejected: seq 3 already durable in S3',
+    );
     expect(report.batches?.pending).toMatchObject({ batches: 1, fromSeq: 6, toSeq: 6 });
     expect(renderRebuildReport(report)).toContain('REJECTED    seq 3: 1 row(s)');
     // Never silently dropped: the quarantine holds them for an operator.
-    expect((await listRejectedBatches(f.table, 's1')).map((r) => [r.seq, r.rows.length])).toEqual([[3, 1], [4, 1], [5, 1]]);
+    expect((await listRejectedBatches(f.table, 's1')).map((r) => [r.seq, r.rows.length])).toEqual([
+      [3, 1],
+      [4, 1],
+      [5, 1],
+    ]);
     expect((await verifyShard(recoveryDepsOf(f), 's1')).findings).toEqual([]);
 
     // Puts and flushes continue.
@@ -125,7 +158,9 @@ describe('divergence: a shard record rolled back behind S3', () => {
 
     // No row lost, none written twice: every acked seq holds exactly its rows, once.
     const bySeq = await walRowsBySeq(f.store);
-    expect(new Map([...bySeq].sort(([a], [b]) => a - b))).toStrictEqual(new Map([...expected].sort(([a], [b]) => a - b)));
+    expect(new Map([...bySeq].sort(([a], [b]) => a - b))).toStrictEqual(
+      new Map([...expected].sort(([a], [b]) => a - b)),
+    );
     const replay = await replayShard(f.store, 's1', { keepRows: true, keepKeyless: true });
     expect(snapshotOf(replay.state)).toStrictEqual(s.model.snapshot());
   });
@@ -147,10 +182,21 @@ describe('divergence: a shard record rolled back behind S3', () => {
     expect(report.status).toBe('rebuilt');
     expect(report.batches?.lost).toEqual({ fromSeq: 2, toSeq: 3, missing: 2 });
     expect(renderRebuildReport(report)).toContain('LOST        seqs 2..3');
-    expect(report.cursors.after).toMatchObject({ durableSeq: 1, walNextPos: 1, nextSeq: 4, pending: true });
+    expect(report.cursors.after).toMatchObject({
+      durableSeq: 1,
+      walNextPos: 1,
+      nextSeq: 4,
+      pending: true,
+    });
 
     await s.keyed([{ id: 'c', v: 1 }]);
-    expect((await s.flush())[0]).toMatchObject({ status: 'flushed', position: 1, firstSeq: 2, lastSeq: 4, rows: 1 });
+    expect((await s.flush())[0]).toMatchObject({
+      status: 'flushed',
+      position: 1,
+      firstSeq: 2,
+      lastSeq: 4,
+      rows: 1,
+    });
     const replay = await replayShard(f.store, 's1', { keepRows: true });
     expect([...replay.state.keyed.keys()].sort()).toEqual(['a', 'c']);
   });

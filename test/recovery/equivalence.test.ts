@@ -34,36 +34,54 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
     weight: 5,
     arbitrary: fc.record({
       kind: fc.constant('keyed' as const),
-      rows: fc.array(fc.record({ key: fc.nat(7), value: fc.nat(1000), del: fc.boolean() }), { minLength: 1, maxLength: 3 }),
+      rows: fc.array(fc.record({ key: fc.nat(7), value: fc.nat(1000), del: fc.boolean() }), {
+        minLength: 1,
+        maxLength: 3,
+      }),
     }),
   },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('keyless' as const), rows: fc.array(fc.nat(1000), { minLength: 1, maxLength: 3 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('keyless' as const),
+      rows: fc.array(fc.nat(1000), { minLength: 1, maxLength: 3 }),
+    }),
+  },
   { weight: 3, arbitrary: fc.constant({ kind: 'flush' as const }) },
   { weight: 2, arbitrary: fc.constant({ kind: 'export' as const }) },
 );
 
 /** A history, then a flush and an export, then a tail that may be empty. */
 const workloadArb = fc
-  .tuple(fc.array(commandArb, { minLength: 1, maxLength: 30 }), fc.array(commandArb, { maxLength: 12 }))
-  .map(([history, tail]): Command[] => [...history, { kind: 'flush' }, { kind: 'export' }, ...tail]);
+  .tuple(
+    fc.array(commandArb, { minLength: 1, maxLength: 30 }),
+    fc.array(commandArb, { maxLength: 12 }),
+  )
+  .map(([history, tail]): Command[] => [
+    ...history,
+    { kind: 'flush' },
+    { kind: 'export' },
+    ...tail,
+  ]);
 
 const tempDirs: string[] = [];
 afterAll(async () => {
   for (const dir of tempDirs) await rm(dir, { recursive: true, force: true });
 });
 
-const stores: Array<{ name: string; runs: number; make: () => Promise<ObjectStore | undefined> }> = [
-  { name: 'the memory store', runs: 14, make: async () => undefined },
-  {
-    name: 'the filesystem store',
-    runs: 5,
-    make: async () => {
-      const dir = await mkdtemp(path.join(tmpdir(), 'shardwal-equivalence-'));
-      tempDirs.push(dir);
-      return new FsObjectStore(dir);
+const stores: Array<{ name: string; runs: number; make: () => Promise<ObjectStore | undefined> }> =
+  [
+    { name: 'the memory store', runs: 14, make: async () => undefined },
+    {
+      name: 'the filesystem store',
+      runs: 5,
+      make: async () => {
+        const dir = await mkdtemp(path.join(tmpdir(), 'shardwal-equivalence-'));
+        tempDirs.push(dir);
+        return new FsObjectStore(dir);
+      },
     },
-  },
-];
+  ];
 
 describe('replay equivalence', () => {
   for (const { name, runs, make } of stores) {
@@ -78,7 +96,11 @@ describe('replay equivalence', () => {
           for (const command of commands) {
             if (command.kind === 'keyed' || command.kind === 'keyless') puts += 1;
             if (command.kind === 'keyed') {
-              await s.keyed(command.rows.map((r) => (r.del ? { id: `k${r.key}`, $delete: true } : { id: `k${r.key}`, v: r.value })));
+              await s.keyed(
+                command.rows.map((r) =>
+                  r.del ? { id: `k${r.key}`, $delete: true } : { id: `k${r.key}`, v: r.value },
+                ),
+              );
             } else if (command.kind === 'keyless') {
               await s.keyless(command.rows.map((n) => ({ n })));
             } else if (command.kind === 'flush') {
@@ -92,8 +114,15 @@ describe('replay equivalence', () => {
           if (puts === 0) return;
           await s.flush();
           const live = s.model.snapshot();
-          const fromExport = await replayShard(f.store, 's1', { keepRows: true, keepKeyless: true });
-          const fromZero = await replayShard(f.store, 's1', { useExport: false, keepRows: true, keepKeyless: true });
+          const fromExport = await replayShard(f.store, 's1', {
+            keepRows: true,
+            keepKeyless: true,
+          });
+          const fromZero = await replayShard(f.store, 's1', {
+            useExport: false,
+            keepRows: true,
+            keepKeyless: true,
+          });
           expect(fromExport.walk.stop).toEqual({ reason: 'end' });
           expect(fromZero.walk.stop).toEqual({ reason: 'end' });
           expect(fromExport.export !== undefined).toBe(exports > 0);

@@ -33,7 +33,10 @@ const dynalite = useDynalite();
 async function shardWithHistory(options: { exportAt2?: boolean; exportAt4?: boolean } = {}) {
   const f = await fixture(dynalite());
   const s = new TestShard(f);
-  await s.keyed([{ id: 'a', v: 1 }, { id: 'b', v: 1 }]);
+  await s.keyed([
+    { id: 'a', v: 1 },
+    { id: 'b', v: 1 },
+  ]);
   await s.keyless([{ n: 1 }]);
   await s.flush();
   await s.keyed([{ id: 'a', v: 2 }]);
@@ -57,7 +60,11 @@ describe('recovery preference rules', () => {
     const { f, s } = await shardWithHistory({ exportAt2: true });
     // A zombie re-created slot 1 below the watermark with other content.
     const original = decodeWal(walKey('s1', 1), (await f.memory.get(walKey('s1', 1)))!);
-    await overwrite(f, walKey('s1', 1), rewritten(original, (o) => void (o.rows[0]!.row = { id: 'a', v: 999 })));
+    await overwrite(
+      f,
+      walKey('s1', 1),
+      rewritten(original, (o) => void (o.rows[0]!.row = { id: 'a', v: 999 })),
+    );
 
     const replay = await replayAll(f);
     expect(replay.export?.coveredPosition).toBe(2);
@@ -77,7 +84,12 @@ describe('recovery preference rules', () => {
   it('the WAL tail after the export is applied in position order', async () => {
     const { f, s } = await shardWithHistory({ exportAt2: true });
     const replay = await replayAll(f);
-    expect(replay.walk).toMatchObject({ start: { position: 2 }, end: { position: 4 }, objects: 2, stop: { reason: 'end' } });
+    expect(replay.walk).toMatchObject({
+      start: { position: 2 },
+      end: { position: 4 },
+      objects: 2,
+      stop: { reason: 'end' },
+    });
     expect(replay.state.keyed.has('b')).toBe(false); // deleted in the tail
     expect(replay.state.keyed.get('c')?.row).toStrictEqual({ id: 'c', v: 1 });
     expect(snapshotOf(replay.state)).toStrictEqual(s.model.snapshot());
@@ -97,7 +109,10 @@ describe('recovery preference rules', () => {
       expect(report.warnings).toEqual([expect.stringContaining(NO_EXPORT_WARNING)]);
       expect(report.warnings[0]).toContain('replaying the whole WAL from position 0');
       expect(renderRebuildReport(report)).toContain(`WARNING     ${NO_EXPORT_WARNING}`);
-      expect(warn).toHaveBeenCalledWith(expect.stringContaining(NO_EXPORT_WARNING), expect.objectContaining({ shard: 's1' }));
+      expect(warn).toHaveBeenCalledWith(
+        expect.stringContaining(NO_EXPORT_WARNING),
+        expect.objectContaining({ shard: 's1' }),
+      );
     } finally {
       warn.mockRestore();
     }
@@ -112,10 +127,15 @@ describe('recovery preference rules', () => {
     const report = await rebuildShard(recoveryDepsOf(f), 's1');
     expect(report.status).toBe('rebuilt');
     expect(report.fallbacks).toEqual([
-      expect.objectContaining({ key: aofKey('s1', 4), error: expect.objectContaining({ name: 'CorruptDataError' }) }),
+      expect.objectContaining({
+        key: aofKey('s1', 4),
+        error: expect.objectContaining({ name: 'CorruptDataError' }),
+      }),
     ]);
     expect(report.export?.key).toBe(aofKey('s1', 2));
-    expect(report.warnings).toEqual([expect.stringContaining(`export ${aofKey('s1', 4)} failed verification`)]);
+    expect(report.warnings).toEqual([
+      expect.stringContaining(`export ${aofKey('s1', 4)} failed verification`),
+    ]);
     expect(report.replayed).toMatchObject({ fromPosition: 2, toPosition: 4 });
     expect(report.cursors.after?.aofWatermark).toBe(2);
     expect(renderRebuildReport(report)).toContain('FALLBACK');
@@ -124,7 +144,11 @@ describe('recovery preference rules', () => {
 
   it('a WAL object in an unknown format version is rejected by name, never skipped', async () => {
     const { f } = await shardWithHistory({ exportAt2: true });
-    await overwrite(f, walKey('s1', 3), withVersion((await f.memory.get(walKey('s1', 3)))!, 2, gunzipSync));
+    await overwrite(
+      f,
+      walKey('s1', 3),
+      withVersion((await f.memory.get(walKey('s1', 3)))!, 2, gunzipSync),
+    );
     const before = await readShardRecord(f.table, 's1');
 
     const report = await rebuildShard(recoveryDepsOf(f), 's1');
@@ -145,14 +169,22 @@ describe('recovery preference rules', () => {
 
   for (const damage of [
     { name: 'a flipped byte under the checksum', edit: (b: Uint8Array) => flipInside(b) },
-    { name: 'a truncated object', edit: (b: Uint8Array) => b.subarray(0, Math.floor(b.length / 2)) },
+    {
+      name: 'a truncated object',
+      edit: (b: Uint8Array) => b.subarray(0, Math.floor(b.length / 2)),
+    },
   ]) {
     it(`${damage.name} stops recovery at its position, and the report names it`, async () => {
       const { f } = await shardWithHistory();
       await overwrite(f, walKey('s1', 2), damage.edit((await f.memory.get(walKey('s1', 2)))!));
       const report = await rebuildShard(recoveryDepsOf(f), 's1');
       expect(report.status).toBe('stopped');
-      expect(report.stoppedAt).toMatchObject({ reason: 'corrupt', position: 2, key: walKey('s1', 2), error: { name: 'CorruptDataError' } });
+      expect(report.stoppedAt).toMatchObject({
+        reason: 'corrupt',
+        position: 2,
+        key: walKey('s1', 2),
+        error: { name: 'CorruptDataError' },
+      });
       expect(report.stoppedAt?.detail).toContain(walKey('s1', 2));
       expect(report.replayed).toMatchObject({ fromPosition: 0, toPosition: 2, objects: 2 });
       expect(report.skippedObjects).toBe(2);

@@ -52,7 +52,8 @@ export class LiveModel {
 /** A replayed state as a snapshot (it must have kept rows and keyless rows). */
 export function snapshotOf(state: ShardState): Snapshot {
   const keyed = new Map<string, ModelRow>();
-  for (const [key, entry] of state.keyed) keyed.set(key, { seq: entry.seq, offset: entry.offset, row: entry.row! });
+  for (const [key, entry] of state.keyed)
+    keyed.set(key, { seq: entry.seq, offset: entry.offset, row: entry.row! });
   return { keyed: sortedEntries(keyed), keyless: state.keyless.map((r) => ({ ...r })) };
 }
 
@@ -111,7 +112,13 @@ export function recoveryDepsOf(f: Fixture, owner = 'test-recovery'): RecoveryDep
 
 /** Export dependencies on the fixture's table, store and clock. */
 export function exportDepsOf(f: Fixture, overrides: Partial<ExportDeps> = {}): ExportDeps {
-  return { table: f.table, store: f.store, now: f.clock.now, walRetentionMs: f.config.walRetentionMs, ...overrides };
+  return {
+    table: f.table,
+    store: f.store,
+    now: f.clock.now,
+    walRetentionMs: f.config.walRetentionMs,
+    ...overrides,
+  };
 }
 
 /** Replaces the object at `key` in the fixture's memory store (tests only: the port never overwrites). */
@@ -128,7 +135,13 @@ export function rewritten(object: WalObject, edit: (object: WalObject) => void):
 }
 
 /** The object's uncompressed text with `v` replaced: a well-formed object of another version. */
-export function withVersion(bytes: Uint8Array, version: number, gunzip: (b: Uint8Array) => Buffer): Uint8Array {
-  const text = gunzip(bytes).toString('utf8').replace(/"v":1,/, `"v":${version},`);
+export function withVersion(
+  bytes: Uint8Array,
+  version: number,
+  gunzip: (b: Uint8Array) => Buffer,
+): Uint8Array {
+  const text = gunzip(bytes)
+    .toString('utf8')
+    .replace(/"v":1,/, `"v":${version},`);
   return gzipSync(Buffer.from(text, 'utf8'));
 }

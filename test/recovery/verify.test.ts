@@ -9,10 +9,10 @@ import { logger } from '../../lib/observability/telemetry.js';
 import { aofKey, walKey } from '../../lib/paths.js';
 import { FindingKind, HealKind } from '../../lib/recovery/findings.js';
 import { renderVerifyAllReport, renderVerifyReport } from '../../lib/recovery/render.js';
-import { verifyAll } from '../../lib/recovery/verify-all.js';
 import { verifyShard } from '../../lib/recovery/verify.js';
-import { caught } from '../wal/helpers.js';
+import { verifyAll } from '../../lib/recovery/verify-all.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
+import { caught } from '../wal/helpers.js';
 import { exportDepsOf, overwrite, recoveryDepsOf, TestShard, withVersion } from './support.js';
 
 const dynalite = useDynalite();
@@ -52,50 +52,86 @@ describe(verifyShard, () => {
   it('accepts one valid append awaiting its commit beyond walNextPos, which the next flush adopts', async () => {
     const { f, s } = await healthy();
     await s.keyed([{ id: 'c', v: 1 }]);
-    await caught(() => flushShard(f.flushDeps('crasher', { faults: crashAt(FaultPoint.afterWalWrite) }), 's1'));
+    await caught(() =>
+      flushShard(f.flushDeps('crasher', { faults: crashAt(FaultPoint.afterWalWrite) }), 's1'),
+    );
     f.clock.advance(f.config.leaseMs + 1);
     const report = await verifyShard(recoveryDepsOf(f), 's1', { heal: false });
     expect(report).toMatchObject({ ok: true, pendingAppend: 3 });
-    expect(await flushShard(f.flushDeps('next'), 's1')).toMatchObject({ status: 'flushed', position: 3, adopted: true });
+    expect(await flushShard(f.flushDeps('next'), 's1')).toMatchObject({
+      status: 'flushed',
+      position: 3,
+      adopted: true,
+    });
   });
 
   it('heals an expired lease, and says so', async () => {
     const { f, s } = await healthy();
     await s.keyed([{ id: 'c', v: 1 }]);
-    await caught(() => flushShard(f.flushDeps('crasher', { faults: crashAt(FaultPoint.afterClaim) }), 's1'));
+    await caught(() =>
+      flushShard(f.flushDeps('crasher', { faults: crashAt(FaultPoint.afterClaim) }), 's1'),
+    );
     f.clock.advance(f.config.leaseMs + 1);
     const report = await verifyShard(recoveryDepsOf(f), 's1');
     expect(report.ok).toBe(true);
-    expect(report.heals).toEqual([expect.objectContaining({ kind: HealKind.expiredLeaseCleared, shard: 's1' })]);
+    expect(report.heals).toEqual([
+      expect.objectContaining({ kind: HealKind.expiredLeaseCleared, shard: 's1' }),
+    ]);
     expect((await readShardRecord(f.table, 's1'))?.leaseOwner).toBeUndefined();
     expect(renderVerifyReport(report)).toContain('healed      expired-lease-cleared');
   });
 
   it('seals a gap older than gapSealMs, leaves a young one, and the flusher then proceeds', async () => {
     const { f, s } = await healthy();
-    const allocation = await allocateSeq(f.table, { shard: 's1', bytes: 10, nowMs: f.clock.now(), maxBufferedBytes: 1e9, retryAfterSeconds: 1 });
+    const allocation = await allocateSeq(f.table, {
+      shard: 's1',
+      bytes: 10,
+      nowMs: f.clock.now(),
+      maxBufferedBytes: 1e9,
+      retryAfterSeconds: 1,
+    });
     await s.keyed([{ id: 'c', v: 1 }]); // written after the gap: bounds the gap's allocation time
     expect((await verifyShard(recoveryDepsOf(f), 's1')).heals).toEqual([]); // young: its put may still write
     f.clock.advance(f.config.gapSealMs + 1);
     const report = await verifyShard(recoveryDepsOf(f), 's1');
-    expect(report.heals).toEqual([expect.objectContaining({ kind: HealKind.gapSealed, seq: allocation.seq })]);
+    expect(report.heals).toEqual([
+      expect.objectContaining({ kind: HealKind.gapSealed, seq: allocation.seq }),
+    ]);
     // The flusher finds the void verify wrote and flushes past it without sealing anything itself.
-    expect((await s.flush())[0]).toMatchObject({ status: 'flushed', firstSeq: allocation.seq, lastSeq: allocation.seq + 1, sealed: [] });
+    expect((await s.flush())[0]).toMatchObject({
+      status: 'flushed',
+      firstSeq: allocation.seq,
+      lastSeq: allocation.seq + 1,
+      sealed: [],
+    });
   });
 
   it('reports a corrupt and an unknown-version object as findings, each a log line', async () => {
     const { f } = await healthy();
     const error = vi.spyOn(logger, 'error');
     try {
-      await overwrite(f, walKey('s1', 2), withVersion((await f.memory.get(walKey('s1', 2)))!, 3, gunzipSync));
+      await overwrite(
+        f,
+        walKey('s1', 2),
+        withVersion((await f.memory.get(walKey('s1', 2)))!, 3, gunzipSync),
+      );
       const unknown = await verifyShard(recoveryDepsOf(f), 's1');
       expect(unknown.findings).toEqual([
-        expect.objectContaining({ kind: FindingKind.walUnknownVersion, position: 2, detail: expect.stringContaining('UnknownFormatVersionError') }),
+        expect.objectContaining({
+          kind: FindingKind.walUnknownVersion,
+          position: 2,
+          detail: expect.stringContaining('UnknownFormatVersionError'),
+        }),
       ]);
-      expect(error).toHaveBeenCalledWith('verify finding', expect.objectContaining({ kind: FindingKind.walUnknownVersion, shard: 's1', position: 2 }));
+      expect(error).toHaveBeenCalledWith(
+        'verify finding',
+        expect.objectContaining({ kind: FindingKind.walUnknownVersion, shard: 's1', position: 2 }),
+      );
       await overwrite(f, walKey('s1', 2), new Uint8Array([1, 2, 3]));
       const corrupt = await verifyShard(recoveryDepsOf(f), 's1');
-      expect(corrupt.findings.map((x) => [x.kind, x.position])).toEqual([[FindingKind.walCorrupt, 2]]);
+      expect(corrupt.findings.map((x) => [x.kind, x.position])).toEqual([
+        [FindingKind.walCorrupt, 2],
+      ]);
       expect(renderVerifyReport(corrupt)).toContain('FINDING     wal-corrupt @2');
     } finally {
       error.mockRestore();
@@ -115,7 +151,9 @@ describe(verifyShard, () => {
     await f.memory.putIfAbsent(walKey('ghost', 0), (await f.memory.get(walKey('s1', 0)))!);
     const report = await verifyShard(recoveryDepsOf(f), 'ghost');
     expect(report.findings.map((x) => x.kind)).toEqual([FindingKind.recordMissing]);
-    expect((await caught(() => verifyShard(recoveryDepsOf(f), 'nobody'))).name).toBe('NotFoundError');
+    expect((await caught(() => verifyShard(recoveryDepsOf(f), 'nobody'))).name).toBe(
+      'NotFoundError',
+    );
   });
 });
 
@@ -127,7 +165,11 @@ describe(verifyAll, () => {
     await overwrite(f, walKey('b2', 2), new Uint8Array([9]));
     const report = await verifyAll(recoveryDepsOf(f));
     expect(report).toMatchObject({ shards: 3, ok: 2, findings: 1, failed: [], skipped: [] });
-    expect(report.reports.map((r) => [r.shard, r.ok])).toEqual([['a1', true], ['b2', false], ['c3', true]]);
+    expect(report.reports.map((r) => [r.shard, r.ok])).toEqual([
+      ['a1', true],
+      ['b2', false],
+      ['c3', true],
+    ]);
     expect(report.reports[0]?.exportChecked?.full).toBe(false); // the scheduled run reads export headers only
     const text = renderVerifyAllReport(report);
     expect(text).toContain('verify all: 3 shards, 2 OK, 1 finding(s)');

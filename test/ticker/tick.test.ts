@@ -27,7 +27,7 @@ class SlowWriteStore extends InstrumentedObjectStore {
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 100));
       return await super.putIfAbsent(key, body);
     } finally {
       this.inFlight--;

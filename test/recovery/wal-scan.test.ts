@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { scanWal } from '../../lib/recovery/wal-scan.js';
+import { decodeWal } from '../../lib/wal/decode.js';
+import type { WalHeader, WalRow } from '../../lib/wal/format.js';
+import { BASE, BASE_BYTES, CORRUPT_CASES } from '../wal/corrupt-cases.js';
+import { caught, chunks, KEY } from '../wal/helpers.js';
+
+/** Scans the object at KEY (shard s1, position 7) into a header and rows. */
+async function scanned(bytes: Uint8Array, size: number) {
+  let header: WalHeader | undefined;
+  const rows: WalRow[] = [];
+  const complete = await scanWal('s1', 7, chunks(bytes, size), {
+    header: (h) => {
+      header = h;
+      return true;
+    },
+    row: (row) => void rows.push(row),
+  });
+  return { complete, object: { header: header!, rows } };
+}
+
+describe(scanWal, () => {
+  for (const size of [1, 7, 65_536]) {
+    it(`yields what decodeWal returns when chunks are ${size} bytes`, async () => {
+      expect(await scanned(BASE_BYTES, size)).toStrictEqual({
+        complete: true,
+        object: decodeWal(KEY, BASE_BYTES),
+      });
+    });
+  }
+
+  it('stops after the header when the sink says so, reporting an incomplete scan', async () => {
+    const rows: WalRow[] = [];
+    const complete = await scanWal('s1', 7, chunks(BASE_BYTES, 16), {
+      header: () => false,
+      row: (r) => void rows.push(r),
+    });
+    expect(complete).toBe(false);
+    expect(rows).toEqual([]);
+    expect(BASE.rows.length).toBeGreaterThan(0);
+  });
+
+  it('rejects an object whose header names another position than the key', async () => {
+    const error = await caught(() =>
+      scanWal('s1', 8, chunks(BASE_BYTES, 64), { header: () => true, row: () => undefined }),
+    );
+    expect(error.message).toContain('header says shard s1 position 7, but the key says otherwise');
+  });
+
+  for (const { when, bytes, error } of CORRUPT_CASES) {
+    it(`throws the same ${error.name} as decodeWal when ${when}`, async () => {
+      const expected = await caught(() => decodeWal(KEY, bytes));
+      const thrown = await caught(() => scanned(bytes, 5));
+      expect(thrown).toBeInstanceOf(error);
+      expect(thrown.message).toBe(expected.message);
+    });
+  }
+});

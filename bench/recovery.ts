@@ -132,15 +132,27 @@ function makeRow(random: () => number, offset: number): Omit<WalRow, 'seq' | 'of
       level: pick(LEVELS),
       svc: pick(SERVICES),
       msg: pick(TEMPLATES).replace('%d', String(Math.floor(random() * 10_000))),
-      reqId: Math.floor(random() * 2 ** 52).toString(16).padStart(13, '0'),
+      reqId: Math.floor(random() * 2 ** 52)
+        .toString(16)
+        .padStart(13, '0'),
       user: `user-${Math.floor(random() * 100_000)}`,
     },
   };
 }
 
 /** Sets the shard record to what `layout` holds, with the library's own cursor reset. */
-async function setRecord(table: Table, shard: string, layout: ShardLayout, aofWatermark: number): Promise<void> {
-  const fenced = await fenceForRebuild(table, shard, { owner: 'bench', nowMs: Date.now(), leaseMs: 60_000, reason: 'bench setup' });
+async function setRecord(
+  table: Table,
+  shard: string,
+  layout: ShardLayout,
+  aofWatermark: number,
+): Promise<void> {
+  const fenced = await fenceForRebuild(table, shard, {
+    owner: 'bench',
+    nowMs: Date.now(),
+    leaseMs: 60_000,
+    reason: 'bench setup',
+  });
   const after = await resetCursors(table, shard, {
     epoch: fenced.epoch,
     durableSeq: layout.lastSeq,
@@ -158,7 +170,9 @@ async function setRecord(table: Table, shard: string, layout: ShardLayout, aofWa
 async function floor(dir: string, shard: string, objects: number): Promise<number> {
   let rows = 0;
   for (let position = 0; position < objects; position++) {
-    const text = gunzipSync(await readFile(join(dir, ...walKey(shard, position).split('/')))).toString('utf8');
+    const text = gunzipSync(
+      await readFile(join(dir, ...walKey(shard, position).split('/'))),
+    ).toString('utf8');
     for (const line of text.split('\n')) {
       if (line.length === 0) continue;
       JSON.parse(line);
@@ -192,7 +206,14 @@ async function best<T>(runs: number, fn: () => Promise<T>, between?: () => Promi
 }
 
 /** Removes the export at `position` and sets the watermark back (to re-run the same export). */
-async function undoExport(table: Table, store: FsObjectStore, shard: string, position: number, layout: ShardLayout, watermark: number) {
+async function undoExport(
+  table: Table,
+  store: FsObjectStore,
+  shard: string,
+  position: number,
+  layout: ShardLayout,
+  watermark: number,
+) {
   await store.delete(aofKey(shard, position));
   await setRecord(table, shard, layout, watermark);
 }
@@ -214,17 +235,23 @@ async function parent(): Promise<void> {
     // A. Throughput.
     const head = await writeWal(store, 'bench-a', ROWS, random);
     await setRecord(table, 'bench-a', head, 0);
-    console.log(`\nthroughput shard: ${fmt(head.rows)} rows in ${head.objects} WAL objects, raw ${mb(head.rawBytes)}, stored ${mb(head.storedBytes)}`);
+    console.log(
+      `\nthroughput shard: ${fmt(head.rows)} rows in ${head.objects} WAL objects, raw ${mb(head.rawBytes)}, stored ${mb(head.storedBytes)}`,
+    );
     const base = await best(RUNS, () => floor(dir, 'bench-a', head.objects));
     const floorRate = (base.value / base.wallMs) * 1000;
     const floorCpuRate = (base.value / base.cpuMs) * 1000;
-    console.log(`  ${''.padEnd(38)} ${'rows/s'.padStart(10)} ${'wall s'.padStart(7)} ${'÷ floor'.padStart(8)} ${'CPU s'.padStart(7)} ${'÷ floor'.padStart(8)}`);
+    console.log(
+      `  ${''.padEnd(38)} ${'rows/s'.padStart(10)} ${'wall s'.padStart(7)} ${'÷ floor'.padStart(8)} ${'CPU s'.padStart(7)} ${'÷ floor'.padStart(8)}`,
+    );
     const line = (label: string, rows: number, r: { wallMs: number; cpuMs: number }) =>
       console.log(
         `  ${label.padEnd(38)} ${fmt((rows / r.wallMs) * 1000).padStart(10)} ${(r.wallMs / 1000).toFixed(2).padStart(7)} ${(((rows / r.wallMs) * 1000) / floorRate).toFixed(2).padStart(7)}× ${(r.cpuMs / 1000).toFixed(2).padStart(7)} ${(((rows / r.cpuMs) * 1000) / floorCpuRate).toFixed(2).padStart(7)}×`,
       );
     line('floor: read + gunzip + JSON.parse', base.value, base);
-    const rebuildAll = await best(RUNS, () => rebuildShard(recoveryDeps, 'bench-a', { useExport: false }));
+    const rebuildAll = await best(RUNS, () =>
+      rebuildShard(recoveryDeps, 'bench-a', { useExport: false }),
+    );
     line('rebuild: whole WAL, no export', rebuildAll.value.replayed.walRows, rebuildAll);
     const first = await best(
       RUNS,
@@ -275,9 +302,26 @@ interface ChildResult {
   note: string;
 }
 
-function child(mode: 'export' | 'rebuild', endpoint: string, tableName: string, dir: string, shard: string): Promise<ChildResult> {
+function child(
+  mode: 'export' | 'rebuild',
+  endpoint: string,
+  tableName: string,
+  dir: string,
+  shard: string,
+): Promise<ChildResult> {
   const script = fileURLToPath(import.meta.url);
-  const args = [`--max-old-space-size=${HEAP_MB}`, '--import', 'tsx', script, '--child', mode, endpoint, tableName, dir, shard];
+  const args = [
+    `--max-old-space-size=${HEAP_MB}`,
+    '--import',
+    'tsx',
+    script,
+    '--child',
+    mode,
+    endpoint,
+    tableName,
+    dir,
+    shard,
+  ];
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
@@ -293,7 +337,11 @@ function child(mode: 'export' | 'rebuild', endpoint: string, tableName: string, 
 }
 
 async function runChild([mode, endpoint, tableName, dir, shard]: string[]): Promise<void> {
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   const table: Table = { client, tableName: tableName! };
   const store = new FsObjectStore(dir!);
   let peakHeapUsed = 0;
@@ -308,12 +356,18 @@ async function runChild([mode, endpoint, tableName, dir, shard]: string[]): Prom
   let rows = 0;
   let note = '';
   if (mode === 'export') {
-    const report = await exportShard({ table, store, now: () => Date.now(), walRetentionMs: 7 * 24 * 3600 * 1000 }, shard!);
+    const report = await exportShard(
+      { table, store, now: () => Date.now(), walRetentionMs: 7 * 24 * 3600 * 1000 },
+      shard!,
+    );
     if (report.status !== 'exported') throw new Error(`export ${report.status}: ${report.reason}`);
     rows = report.folded!.walRows;
     note = `export ${mb(report.bytes)} (${fmt(report.liveKeys)} keys, ${fmt(report.keylessRows)} keyless rows) held compressed until the PUT`;
   } else {
-    const report = await rebuildShard({ table, store, now: () => Date.now(), gapSealMs: 30_000, leaseMs: 60_000, owner: 'bench' }, shard!);
+    const report = await rebuildShard(
+      { table, store, now: () => Date.now(), gapSealMs: 30_000, leaseMs: 60_000, owner: 'bench' },
+      shard!,
+    );
     if (report.status !== 'rebuilt') throw new Error(`rebuild ${report.status}`);
     rows = report.replayed.exportRows + report.replayed.walRows;
     note = `from ${report.export?.key ?? 'no export'}`;
@@ -323,7 +377,16 @@ async function runChild([mode, endpoint, tableName, dir, shard]: string[]): Prom
   sample();
   const maxRssBytes = process.resourceUsage().maxRSS * 1024;
   client.destroy();
-  console.log(JSON.stringify({ maxRssBytes, peakHeapUsed, peakExternal, rows, ms, note } satisfies ChildResult));
+  console.log(
+    JSON.stringify({
+      maxRssBytes,
+      peakHeapUsed,
+      peakExternal,
+      rows,
+      ms,
+      note,
+    } satisfies ChildResult),
+  );
 }
 
 const childAt = process.argv.indexOf('--child');

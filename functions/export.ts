@@ -12,5 +12,7 @@ const service = serviceFromEnv();
 const deps = exportDeps(service);
 
 export const handler = wrapHandler((event: unknown, context: Context) =>
-  handleExportEvent(deps, event, { shouldStop: () => context.getRemainingTimeInMillis() < RESERVE_MS }),
+  handleExportEvent(deps, event, {
+    shouldStop: () => context.getRemainingTimeInMillis() < RESERVE_MS,
+  }),
 );

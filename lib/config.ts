@@ -148,7 +148,8 @@ export function validateSettings(raw: RawSettings): ShardwalConfig {
       `must not exceed ${SETTINGS.maxBufferedBytes.env}=${config.maxBufferedBytes}`,
     );
   }
-  if (config.durableWaitMs === 0 && flushIntervalMs !== undefined) {
+  const waitGiven = raw.durableWaitMs !== undefined && raw.durableWaitMs !== '';
+  if (!waitGiven && flushIntervalMs !== undefined) {
     // Default: long enough for two ticks, short enough for an API Gateway request.
     config.durableWaitMs = Math.min(Math.max(3 * flushIntervalMs, 1_000), 25_000);
   }

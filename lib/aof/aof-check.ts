@@ -68,11 +68,16 @@ export class AofChecker {
   keyed(row: AofKeyedRow, where: string): void {
     if (this.#keyless > 0) this.fail(`${where}: a keyed record after a keyless one`);
     if (++this.#keyed > this.header.keyedCount) {
-      this.fail(`${where}: more keyed records than the header's keyedCount ${this.header.keyedCount}`);
+      this.fail(
+        `${where}: more keyed records than the header's keyedCount ${this.header.keyedCount}`,
+      );
     }
-    if (typeof row.key !== 'string') this.fail(`${where}: key must be a string, got ${show(row.key)}`);
+    if (typeof row.key !== 'string')
+      this.fail(`${where}: key must be a string, got ${show(row.key)}`);
     if (this.#lastKey !== undefined && !(row.key > this.#lastKey)) {
-      this.fail(`${where}: key ${show(row.key)} after ${show(this.#lastKey)}; keys strictly ascend`);
+      this.fail(
+        `${where}: key ${show(row.key)} after ${show(this.#lastKey)}; keys strictly ascend`,
+      );
     }
     this.#lastKey = row.key;
     this.#checkRow(row, where);
@@ -114,6 +119,7 @@ export class AofChecker {
     if (!isCount(row.offset) || row.offset >= nextRowOffset) {
       this.fail(`${where}: offset ${show(row.offset)} is outside [0, ${nextRowOffset})`);
     }
-    if (!isJsonObject(row.row)) this.fail(`${where}: row must be a JSON object, got ${show(row.row)}`);
+    if (!isJsonObject(row.row))
+      this.fail(`${where}: row must be a JSON object, got ${show(row.row)}`);
   }
 }

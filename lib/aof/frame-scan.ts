@@ -68,12 +68,19 @@ export async function scanFrame(
     gunzip.destroy();
   }
   if (gunzip.bytesWritten !== compressedBytes) {
-    throw new CorruptDataError(objectKey, `${compressedBytes - gunzip.bytesWritten} bytes follow the end of the gzip stream`);
+    throw new CorruptDataError(
+      objectKey,
+      `${compressedBytes - gunzip.bytesWritten} bytes follow the end of the gzip stream`,
+    );
   }
   parser.end(splitter.pendingBytes);
 }
 
 function gzipError(objectKey: string, cause: unknown): CorruptDataError {
   const detail = cause instanceof Error ? cause.message : String(cause);
-  return new CorruptDataError(objectKey, `not a valid gzip stream (truncated or damaged): ${detail}`, { cause });
+  return new CorruptDataError(
+    objectKey,
+    `not a valid gzip stream (truncated or damaged): ${detail}`,
+    { cause },
+  );
 }

@@ -9,7 +9,7 @@
  * and `text` (not `raw`), which is what the framing's trailer needs.
  */
 import { once } from 'node:events';
-import { createGzip, crc32, type Gzip, type ZlibOptions } from 'node:zlib';
+import { crc32, createGzip, type Gzip, type ZlibOptions } from 'node:zlib';
 
 /** Bytes of lines gathered before one write to zlib. */
 const BATCH_BYTES = 256 * 1024;

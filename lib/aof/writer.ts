@@ -77,7 +77,9 @@ export class AofWriter {
   keylessLine(offset: number, bytes: Uint8Array): Promise<void> | undefined {
     this.#expectOpen();
     if (!(offset > this.#lastOffset)) {
-      throw new InternalError(`${this.objectKey}: keyless offset ${offset} after ${this.#lastOffset}`);
+      throw new InternalError(
+        `${this.objectKey}: keyless offset ${offset} after ${this.#lastOffset}`,
+      );
     }
     this.#lastOffset = offset;
     this.#keyless += 1;
@@ -135,7 +137,8 @@ export class AofWriter {
   }
 
   #expectOpen(): void {
-    if (this.#state !== 'open') throw new InternalError(`${this.objectKey}: writer already finished`);
+    if (this.#state !== 'open')
+      throw new InternalError(`${this.objectKey}: writer already finished`);
   }
 }
 
@@ -145,5 +148,9 @@ function lineText(tag: string, fields: Record<string, unknown>): string {
 }
 
 function headerText(header: AofHeader): string {
-  return lineText(FrameTag.header, { magic: AOF_MAGIC, v: AOF_FORMAT_VERSION, ...headerFields(header) });
+  return lineText(FrameTag.header, {
+    magic: AOF_MAGIC,
+    v: AOF_FORMAT_VERSION,
+    ...headerFields(header),
+  });
 }

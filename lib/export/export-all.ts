@@ -32,7 +32,10 @@ export interface ExportAllReport {
 }
 
 /** Exports every due shard. */
-export async function exportAll(deps: ExportDeps, options: ExportAllOptions = {}): Promise<ExportAllReport> {
+export async function exportAll(
+  deps: ExportDeps,
+  options: ExportAllOptions = {},
+): Promise<ExportAllReport> {
   const started = deps.now();
   const due: string[] = [];
   let shards = 0;
@@ -41,7 +44,15 @@ export async function exportAll(deps: ExportDeps, options: ExportAllOptions = {}
     if (!record.poison && record.walNextPos > record.aofWatermark) due.push(record.shard);
   }
   due.sort();
-  const report: ExportAllReport = { kind: 'export-all', shards, due: due.length, reports: [], failed: [], deferred: [], durationMs: 0 };
+  const report: ExportAllReport = {
+    kind: 'export-all',
+    shards,
+    due: due.length,
+    reports: [],
+    failed: [],
+    deferred: [],
+    durationMs: 0,
+  };
   for (const [index, shard] of due.entries()) {
     if (options.shouldStop?.()) {
       report.deferred = due.slice(index);
@@ -58,7 +69,8 @@ export async function exportAll(deps: ExportDeps, options: ExportAllOptions = {}
   logger.info('export-all', {
     shards,
     due: due.length,
-    exported: report.reports.filter((r) => r.status === 'exported' || r.status === 'adopted').length,
+    exported: report.reports.filter((r) => r.status === 'exported' || r.status === 'adopted')
+      .length,
     failed: report.failed.length + report.reports.filter((r) => r.status === 'failed').length,
     deferred: report.deferred.length,
   });

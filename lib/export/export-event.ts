@@ -15,9 +15,14 @@ export async function handleExportEvent(
   event: unknown,
   options: { shouldStop?: () => boolean } = {},
 ): Promise<ExportReport | ExportAllReport> {
-  const shard = typeof event === 'object' && event !== null ? (event as { shard?: unknown }).shard : undefined;
+  const shard =
+    typeof event === 'object' && event !== null ? (event as { shard?: unknown }).shard : undefined;
   if (shard === undefined) return exportAll(deps, { shouldStop: options.shouldStop });
-  if (typeof shard !== 'string') throw new InvalidInputError('event.shard', `expected a shard name, got ${JSON.stringify(shard)}`);
+  if (typeof shard !== 'string')
+    throw new InvalidInputError(
+      'event.shard',
+      `expected a shard name, got ${JSON.stringify(shard)}`,
+    );
   assertShardName(shard, 'event.shard');
   return exportShard(deps, shard);
 }

@@ -57,7 +57,8 @@ export async function exportShard(
   const report = emptyReport(shard, record.aofWatermark);
   const done = (status: ExportStatus, reason: string | null = null) =>
     finish(deps, report, status, reason, started);
-  if (record.poison) return done(ExportStatus.skipped, `the shard is poisoned (${record.poison}); rebuild it first`);
+  if (record.poison)
+    return done(ExportStatus.skipped, `the shard is poisoned (${record.poison}); rebuild it first`);
   if (target <= record.aofWatermark) return done(ExportStatus.upToDate);
 
   // 2. Existing exports.
@@ -90,7 +91,10 @@ export async function exportShard(
       onProgress: options.onProgress,
       onFallback: (fallback) => {
         report.fallbacks.push(fallback);
-        warn(report, `export ${fallback.key} failed verification (${fallback.error.name}: ${fallback.error.message}); folding from the previous export`);
+        warn(
+          report,
+          `export ${fallback.key} failed verification (${fallback.error.name}: ${fallback.error.message}); folding from the previous export`,
+        );
         metrics.addMetric(Metric.exportFallbacks, MetricUnit.Count, 1);
       },
     });
@@ -107,11 +111,17 @@ export async function exportShard(
       keyless: folded.ok ? folded.applied.keyless : 0,
     };
     if (!folded.base && candidates.length > 0) {
-      warn(report, `no export below position ${target} verified; the export was folded from the whole WAL`);
+      warn(
+        report,
+        `no export below position ${target} verified; the export was folded from the whole WAL`,
+      );
     }
     if (!folded.ok) {
       report.stoppedAt = stopReport(walk.stop);
-      return done(ExportStatus.failed, `the WAL below walNextPos ${target} is broken: ${report.stoppedAt?.detail}`);
+      return done(
+        ExportStatus.failed,
+        `the WAL below walNextPos ${target} is broken: ${report.stoppedAt?.detail}`,
+      );
     }
     report.liveKeys = folded.header.keyedCount;
     report.keylessRows = folded.header.keylessCount;
@@ -133,20 +143,34 @@ export async function exportShard(
 
   // 5. Watermark.
   const moved = await recordWatermark(deps.table, shard, target, deps.now());
-  report.watermark.after = moved === 'advanced' ? target : (await readShardRecord(deps.table, shard))?.aofWatermark ?? target;
+  report.watermark.after =
+    moved === 'advanced'
+      ? target
+      : ((await readShardRecord(deps.table, shard))?.aofWatermark ?? target);
   await deps.faults?.(ExportFaultPoint.afterWatermark, shard);
 
   // 6. Retention.
   if (options.retention ?? true) {
-    report.retention = await retireCoveredWal(deps, { shard, watermark: report.watermark.after, previousExport });
+    report.retention = await retireCoveredWal(deps, {
+      shard,
+      watermark: report.watermark.after,
+      previousExport,
+    });
   }
   return done(report.status);
 }
 
 /** The `previousExport` of a verified export at the target, or why it cannot be used. */
-async function verifyExisting(deps: ExportDeps, ref: ExportRef, report: ExportReport): Promise<number | null | string> {
+async function verifyExisting(
+  deps: ExportDeps,
+  ref: ExportRef,
+  report: ExportReport,
+): Promise<number | null | string> {
   try {
-    const header = await streamExport(deps.store, ref, { keyed: () => {}, keyless: () => undefined });
+    const header = await streamExport(deps.store, ref, {
+      keyed: () => {},
+      keyless: () => undefined,
+    });
     report.liveKeys = header.keyedCount;
     report.keylessRows = header.keylessCount;
     return header.previousExport;

@@ -60,9 +60,14 @@ export interface FoldBlocked {
 }
 
 /** Folds the export covering positions below `input.target`. */
-export async function foldExport(store: ObjectStore, input: FoldInput): Promise<Folded | FoldBlocked> {
+export async function foldExport(
+  store: ObjectStore,
+  input: FoldInput,
+): Promise<Folded | FoldBlocked> {
   const attempt = (base: ExportRef | null) => foldFrom(store, input, base);
-  const loaded = await loadNewestValid(input.candidates, attempt, (fallback) => input.onFallback?.(fallback));
+  const loaded = await loadNewestValid(input.candidates, attempt, (fallback) =>
+    input.onFallback?.(fallback),
+  );
   return loaded ? loaded.result : attempt(null);
 }
 
@@ -76,7 +81,13 @@ async function foldFrom(
   const state = new ShardState({ keepRows: true, keepKeyless: false });
   let exportRows = 0;
   const progress = (position: number, rows: number) =>
-    input.onProgress?.({ shard, phase: base && position === base.coveredPosition ? Phase.export : Phase.wal, position, targetPosition: target, rows });
+    input.onProgress?.({
+      shard,
+      phase: base && position === base.coveredPosition ? Phase.export : Phase.wal,
+      position,
+      targetPosition: target,
+      rows,
+    });
   try {
     let start: ChainCursor = { position: 0, lastSeq: 0, nextRowOffset: 0 };
     if (base) {
@@ -90,13 +101,18 @@ async function foldFrom(
           return writer.keylessLine(row.offset, bytes);
         },
       });
-      start = { position: header.coveredPosition, lastSeq: header.lastSeq, nextRowOffset: header.nextRowOffset };
+      start = {
+        position: header.coveredPosition,
+        lastSeq: header.lastSeq,
+        nextRowOffset: header.nextRowOffset,
+      };
     }
     const walk = await walkWalChain(store, shard, start, {
       until: target,
       // A keyless WAL row line is byte for byte the AOF keyless record: copied, not re-serialized.
       onRow: (row, bytes) => (state.apply(row) ? writer.keylessLine(row.offset, bytes) : undefined),
-      onObject: (_header, after) => progress(after.position, exportRows + after.nextRowOffset - start.nextRowOffset),
+      onObject: (_header, after) =>
+        progress(after.position, exportRows + after.nextRowOffset - start.nextRowOffset),
     });
     if (walk.stop.reason !== 'limit') {
       writer.abort();
@@ -111,7 +127,13 @@ async function foldFrom(
       previousExport: base?.coveredPosition ?? null,
       createdAtMs: input.createdAtMs,
     };
-    input.onProgress?.({ shard, phase: Phase.write, position: target, targetPosition: target, rows: exportRows + walk.rows });
+    input.onProgress?.({
+      shard,
+      phase: Phase.write,
+      position: target,
+      targetPosition: target,
+      rows: exportRows + walk.rows,
+    });
     const bytes = await writer.finish(header, state.sortedKeyed());
     return {
       ok: true,

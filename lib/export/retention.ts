@@ -14,8 +14,9 @@
  *     reader ever reads below the export it starts from, so such an object is
  *     never read (and a later retirement removes it again).
  */
-import { InternalError } from '../errors.js';
+
 import { peekAofHeader } from '../aof/reader.js';
+import { InternalError } from '../errors.js';
 import { positionOfKey, walPrefix } from '../paths.js';
 import { listExports } from '../recovery/export-source.js';
 import type { ExportDeps } from './deps.js';
@@ -43,7 +44,10 @@ export interface RetentionInput {
 }
 
 /** Deletes the WAL objects of `shard` that T1 and T2 allow. */
-export async function retireCoveredWal(deps: ExportDeps, input: RetentionInput): Promise<RetentionReport> {
+export async function retireCoveredWal(
+  deps: ExportDeps,
+  input: RetentionInput,
+): Promise<RetentionReport> {
   const { shard, watermark } = input;
   const floor = input.previousExport ?? 0;
   const report: RetentionReport = {
@@ -58,9 +62,14 @@ export async function retireCoveredWal(deps: ExportDeps, input: RetentionInput):
     report.note = 'the watermark export was folded from position 0; nothing is covered twice yet';
     return report;
   }
-  if (floor >= watermark) throw new InternalError(`${shard}: retention floor ${floor} is not below the watermark ${watermark}`);
+  if (floor >= watermark)
+    throw new InternalError(
+      `${shard}: retention floor ${floor} is not below the watermark ${watermark}`,
+    );
   const cutoffMs = deps.now() - deps.walRetentionMs;
-  const exports = (await listExports(deps.store, shard)).filter((e) => e.coveredPosition <= floor).reverse();
+  const exports = (await listExports(deps.store, shard))
+    .filter((e) => e.coveredPosition <= floor)
+    .reverse();
   for (const ref of exports) {
     const stream = await deps.store.getStream(ref.key);
     if (!stream) continue;

@@ -11,7 +11,9 @@ import { META_SK, sendUnconditional, type Table } from './table.js';
 const SHARD_PK_PREFIX = 'shard#';
 
 /** Yields each shard record (strongly consistent pages), in no particular order. */
-export async function* scanShardRecords(table: Table): AsyncGenerator<ShardRecord, void, undefined> {
+export async function* scanShardRecords(
+  table: Table,
+): AsyncGenerator<ShardRecord, void, undefined> {
   let startKey: Record<string, AttributeValue> | undefined;
   do {
     const out = await sendUnconditional<{
@@ -30,7 +32,8 @@ export async function* scanShardRecords(table: Table): AsyncGenerator<ShardRecor
     );
     for (const item of out.Items ?? []) {
       const pk = item.pk?.S ?? '';
-      if (pk.startsWith(SHARD_PK_PREFIX)) yield toShardRecord(pk.slice(SHARD_PK_PREFIX.length), item);
+      if (pk.startsWith(SHARD_PK_PREFIX))
+        yield toShardRecord(pk.slice(SHARD_PK_PREFIX.length), item);
     }
     startKey = out.LastEvaluatedKey;
   } while (startKey);

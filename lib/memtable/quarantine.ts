@@ -10,16 +10,12 @@
  * `generation` is the one the rebuild commits, so a rebuild that crashed and
  * runs again rewrites the same items (idempotent).
  */
-import {
-  type AttributeValue,
-  PutItemCommand,
-  QueryCommand,
-} from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { padPosition } from '../paths.js';
 import { type BatchRow, decodeBatchRows } from './batch-codec.js';
 import { deleteBatches } from './batches.js';
 import { num, str } from './shard-record.js';
 import { batchSk, sendUnconditional, shardPk, type Table } from './table.js';
-import { padPosition } from '../paths.js';
 
 const REJECTED_PREFIX = 'rejected#';
 
@@ -120,7 +116,11 @@ async function queryItems(
       new QueryCommand({
         TableName: table.tableName,
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
-        ExpressionAttributeValues: { ':pk': { S: shardPk(shard) }, ':lo': { S: lo }, ':hi': { S: hi } },
+        ExpressionAttributeValues: {
+          ':pk': { S: shardPk(shard) },
+          ':lo': { S: lo },
+          ':hi': { S: hi },
+        },
         ConsistentRead: true,
         ExclusiveStartKey: startKey,
       }),

@@ -14,7 +14,15 @@
  */
 import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { type ShardRecord, toShardRecord } from './shard-record.js';
-import { CONDITION_FAILED, META_SK, PENDING_PK, send, sendUnconditional, shardPk, type Table } from './table.js';
+import {
+  CONDITION_FAILED,
+  META_SK,
+  PENDING_PK,
+  send,
+  sendUnconditional,
+  shardPk,
+  type Table,
+} from './table.js';
 
 /** Input of `fenceForRebuild`. */
 export interface RebuildFenceInput {

@@ -120,8 +120,7 @@ export async function putRows(deps: PutDeps, request: PutRequest): Promise<PutRe
       await releaseIdempotencyKey(table, request.shard, key);
     throw error;
   }
-  if (key !== undefined)
-    await completeIdempotencyKey(table, key, ack, deps.now(), config.idempotencyTtlMs);
+  if (key !== undefined) await completeWithRetry(deps, key, ack);
   if (crossedTrigger) {
     // Best effort: a lost request only means the next tick flushes this shard instead.
     await deps.requestFlush(request.shard).catch(() => undefined);
@@ -155,4 +154,20 @@ async function repeatAck(deps: PutDeps, ack: PutAck, durability: Durability): Pr
     sleep: deps.sleep,
   });
   return { ack: { ...ack, durable }, repeated: true, bytes: 0 };
+}
+
+/**
+ * Records the ack, retrying transient failures: the rows are buffered, and an
+ * unrecorded ack would let a retry after the reservation lease buffer them again.
+ */
+async function completeWithRetry(deps: PutDeps, key: string, ack: PutAck): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await completeIdempotencyKey(deps.table, key, ack, deps.now(), deps.config.idempotencyTtlMs);
+      return;
+    } catch (error) {
+      if (!(error instanceof UnavailableError) || attempt >= 4) throw error;
+      await deps.sleep(50 * 2 ** attempt);
+    }
+  }
 }

@@ -20,7 +20,10 @@ export interface RecoveryDeps {
 }
 
 /** Recovery dependencies from the service's configuration and clients. */
-export function recoveryDeps(service: Service, owner: string = `recovery-${randomUUID()}`): RecoveryDeps {
+export function recoveryDeps(
+  service: Service,
+  owner: string = `recovery-${randomUUID()}`,
+): RecoveryDeps {
   return {
     table: service.table,
     store: service.store(),

@@ -33,8 +33,8 @@ import { assertShardName } from '../paths.js';
 import { snapshotCursors } from './cursors.js';
 import type { RecoveryDeps } from './deps.js';
 import { Phase, type ProgressListener } from './progress.js';
-import { reconcileBatches } from './reconcile-batches.js';
 import type { RebuildReport } from './rebuild-report.js';
+import { reconcileBatches } from './reconcile-batches.js';
 import { extendReplay, type Replay, replayShard } from './replay.js';
 import { stopReport } from './stop-report.js';
 
@@ -93,7 +93,14 @@ export async function rebuildShard(
   const proven = replay.walk.end;
   const generation = fenced.generation + 1;
   progress?.({ shard, phase: Phase.batches, position: proven.position, rows: rowsRead(replay) });
-  report.batches = await reconcileBatches(deps, { shard, fenced, proven, replay, generation, nowMs: deps.now() });
+  report.batches = await reconcileBatches(deps, {
+    shard,
+    fenced,
+    proven,
+    replay,
+    generation,
+    nowMs: deps.now(),
+  });
 
   // 6. Reset the cursors.
   progress?.({ shard, phase: Phase.commit, position: proven.position, rows: rowsRead(replay) });
@@ -117,7 +124,11 @@ export async function rebuildShard(
   return finish();
 }
 
-function initialReport(shard: string, replay: Replay, before: RebuildReport['cursors']['before']): RebuildReport {
+function initialReport(
+  shard: string,
+  replay: Replay,
+  before: RebuildReport['cursors']['before'],
+): RebuildReport {
   return {
     kind: 'rebuild',
     shard,
@@ -148,7 +159,8 @@ function finishReport(report: RebuildReport, replay: Replay, durationMs: number)
   report.liveKeys = state.keyed.size;
   report.keylessRows = state.keylessCount;
   report.stoppedAt = stopReport(walk.stop);
-  report.skippedObjects = walk.beyond + (report.stoppedAt && report.stoppedAt.reason !== 'gap' ? 1 : 0);
+  report.skippedObjects =
+    walk.beyond + (report.stoppedAt && report.stoppedAt.reason !== 'gap' ? 1 : 0);
   report.durationMs = durationMs;
   const summary = {
     shard: report.shard,
@@ -165,7 +177,11 @@ function finishReport(report: RebuildReport, replay: Replay, durationMs: number)
     metrics.addMetric(Metric.rowsRejected, MetricUnit.Count, report.batches.rejectedRows);
     logger.error('rebuild rejected rows whose seq is already durable in S3 with other content', {
       shard: report.shard,
-      rejected: report.batches.rejected.map((r) => ({ seq: r.seq, rows: r.rowCount, quarantineKey: r.quarantineKey })),
+      rejected: report.batches.rejected.map((r) => ({
+        seq: r.seq,
+        rows: r.rowCount,
+        quarantineKey: r.quarantineKey,
+      })),
     });
   }
   if (report.status === 'stopped') {

@@ -81,7 +81,10 @@ export interface ReconcileInput {
 }
 
 /** Reconciles the shard's batch items with S3 (see the rules above). */
-export async function reconcileBatches(deps: RecoveryDeps, input: ReconcileInput): Promise<Reconciliation> {
+export async function reconcileBatches(
+  deps: RecoveryDeps,
+  input: ReconcileInput,
+): Promise<Reconciliation> {
   const { shard, fenced, proven } = input;
   const provenSeq = proven.lastSeq;
   let heads = await listBatchHeads(deps.table, shard);
@@ -145,7 +148,9 @@ export async function reconcileBatches(deps: RecoveryDeps, input: ReconcileInput
   if (fenced.durableSeq > provenSeq) {
     const fromSeq = provenSeq + 1;
     const toSeq = fenced.durableSeq;
-    const present = new Set(heads.filter((h) => h.seq >= fromSeq && h.seq <= toSeq).map((h) => h.seq));
+    const present = new Set(
+      heads.filter((h) => h.seq >= fromSeq && h.seq <= toSeq).map((h) => h.seq),
+    );
     out.lost = { fromSeq, toSeq, missing: toSeq - fromSeq + 1 - present.size };
     for (let seq = fromSeq; seq <= toSeq; seq++) {
       if (!present.has(seq)) await sealVoid(deps.table, shard, seq, input.nowMs);
@@ -208,7 +213,11 @@ class S3Content {
       }
       const stored = object.rows.filter((row) => row.seq === seq).map(toBatchRow);
       if (sameRows(rows, stored)) return { covered: true };
-      return { covered: false, reason: `${already} with different rows (position ${span.position})`, rows };
+      return {
+        covered: false,
+        reason: `${already} with different rows (position ${span.position})`,
+        rows,
+      };
     }
     const used = this.input.replay.export;
     if (used && seq <= used.lastSeq) {
@@ -219,7 +228,11 @@ class S3Content {
         rows,
       };
     }
-    return { covered: false, reason: `${already}, and its content there could not be located`, rows };
+    return {
+      covered: false,
+      reason: `${already}, and its content there could not be located`,
+      rows,
+    };
   }
 
   async #object(position: number): Promise<WalObject> {

@@ -9,10 +9,10 @@ import { z } from 'zod';
 import { InvalidInputError } from '../errors.js';
 import { assertShardName } from '../paths.js';
 import type { RecoveryDeps } from './deps.js';
-import type { RebuildReport } from './rebuild-report.js';
 import { rebuildShard } from './rebuild.js';
-import { type VerifyAllReport, verifyAll } from './verify-all.js';
+import type { RebuildReport } from './rebuild-report.js';
 import { type VerifyReport, verifyShard } from './verify.js';
+import { type VerifyAllReport, verifyAll } from './verify-all.js';
 
 /** Modes of the recovery function. */
 export const RecoverMode = { verify: 'verify', rebuild: 'rebuild' } as const;
@@ -30,7 +30,8 @@ const requestSchema = z.object({
 
 /** Parses the function's event. */
 export function parseRecoverEvent(event: unknown): RecoverRequest {
-  const fields = typeof event === 'object' && event !== null ? (event as Record<string, unknown>) : undefined;
+  const fields =
+    typeof event === 'object' && event !== null ? (event as Record<string, unknown>) : undefined;
   if (fields && fields.mode === undefined && fields['detail-type'] === 'Scheduled Event') {
     return { mode: RecoverMode.verify };
   }
@@ -43,7 +44,8 @@ export function parseRecoverEvent(event: unknown): RecoverRequest {
   const { mode, shard } = parsed.data;
   if (shard !== undefined) assertShardName(shard, 'event.shard');
   if (mode === RecoverMode.rebuild) {
-    if (shard === undefined) throw new InvalidInputError('event.shard', 'a rebuild names the shard to rebuild');
+    if (shard === undefined)
+      throw new InvalidInputError('event.shard', 'a rebuild names the shard to rebuild');
     return { mode, shard };
   }
   return shard === undefined ? { mode } : { mode, shard };

@@ -6,8 +6,8 @@
  */
 import type { CursorSnapshot } from './cursors.js';
 import type { RebuildReport } from './rebuild-report.js';
-import type { VerifyAllReport } from './verify-all.js';
 import type { VerifyReport } from './verify.js';
+import type { VerifyAllReport } from './verify-all.js';
 
 /** A report as JSON text (what `--json` prints). */
 export function reportJson(report: object): string {
@@ -20,18 +20,32 @@ const line = (label: string, text: string) => `  ${label.padEnd(11)} ${text}`;
 
 /** Text of one verify report. */
 export function renderVerifyReport(report: VerifyReport): string {
-  const out = [`verify shard ${report.shard}: ${report.ok ? 'OK' : `${report.findings.length} FINDING(S)`} in ${seconds(report.durationMs)}`];
+  const out = [
+    `verify shard ${report.shard}: ${report.ok ? 'OK' : `${report.findings.length} FINDING(S)`} in ${seconds(report.durationMs)}`,
+  ];
   if (report.exportChecked) {
     const how = report.exportChecked.full ? 'verified whole' : 'header read';
     out.push(line('export', `${report.exportChecked.key} (${how})`));
   }
   const wal = report.walChecked;
-  out.push(line('wal', `positions ${wal.fromPosition}..${wal.toPosition - 1} (${n(wal.objects)} objects, ${n(wal.rows)} rows)`));
+  out.push(
+    line(
+      'wal',
+      `positions ${wal.fromPosition}..${wal.toPosition - 1} (${n(wal.objects)} objects, ${n(wal.rows)} rows)`,
+    ),
+  );
   if (report.pendingAppend !== null) {
-    out.push(line('pending', `a valid append at position ${report.pendingAppend} awaits its commit (the next flush adopts it)`));
+    out.push(
+      line(
+        'pending',
+        `a valid append at position ${report.pendingAppend} awaits its commit (the next flush adopts it)`,
+      ),
+    );
   }
   for (const f of report.findings) {
-    out.push(line('FINDING', `${f.kind}${f.position === undefined ? '' : ` @${f.position}`}: ${f.detail}`));
+    out.push(
+      line('FINDING', `${f.kind}${f.position === undefined ? '' : ` @${f.position}`}: ${f.detail}`),
+    );
   }
   for (const h of report.heals) out.push(line('healed', `${h.kind}: ${h.detail}`));
   if (report.record) out.push(...cursorLines(report.record));
@@ -46,14 +60,17 @@ export function renderVerifyAllReport(report: VerifyAllReport): string {
   for (const shard of report.reports) {
     if (!shard.ok || shard.heals.length > 0) out.push('', renderVerifyReport(shard));
   }
-  for (const failed of report.failed) out.push(line('FAILED', `${failed.shard}: ${failed.error.name}: ${failed.error.message}`));
+  for (const failed of report.failed)
+    out.push(line('FAILED', `${failed.shard}: ${failed.error.name}: ${failed.error.message}`));
   if (report.skipped.length > 0) out.push(line('skipped', report.skipped.join(', ')));
   return out.join('\n');
 }
 
 /** Text of one rebuild report. */
 export function renderRebuildReport(report: RebuildReport): string {
-  const out = [`rebuild shard ${report.shard}: ${report.status.toUpperCase()} in ${seconds(report.durationMs)}`];
+  const out = [
+    `rebuild shard ${report.shard}: ${report.status.toUpperCase()} in ${seconds(report.durationMs)}`,
+  ];
   for (const warning of report.warnings) out.push(line('WARNING', warning));
   const used = report.export;
   out.push(
@@ -64,28 +81,61 @@ export function renderRebuildReport(report: RebuildReport): string {
         : 'none: the whole WAL was replayed',
     ),
   );
-  for (const f of report.fallbacks) out.push(line('FALLBACK', `${f.key} passed over: ${f.error.name}: ${f.error.message}`));
+  for (const f of report.fallbacks)
+    out.push(line('FALLBACK', `${f.key} passed over: ${f.error.name}: ${f.error.message}`));
   const r = report.replayed;
-  const span = r.toPosition > r.fromPosition ? `positions ${r.fromPosition}..${r.toPosition - 1}` : `no WAL objects after position ${r.fromPosition}`;
-  out.push(line('replayed', `${span} (${n(r.objects)} objects, ${n(r.walRows)} rows) after ${n(r.exportRows)} export rows`));
+  const span =
+    r.toPosition > r.fromPosition
+      ? `positions ${r.fromPosition}..${r.toPosition - 1}`
+      : `no WAL objects after position ${r.fromPosition}`;
+  out.push(
+    line(
+      'replayed',
+      `${span} (${n(r.objects)} objects, ${n(r.walRows)} rows) after ${n(r.exportRows)} export rows`,
+    ),
+  );
   out.push(line('state', `${n(report.liveKeys)} live keys, ${n(report.keylessRows)} keyless rows`));
   if (report.stoppedAt) {
     const s = report.stoppedAt;
     out.push(line('STOPPED', `at position ${s.position} (${s.key}): ${s.reason}: ${s.detail}`));
-    out.push(line('', `${n(report.skippedObjects)} object(s) at or beyond it not replayed; nothing was reset`));
+    out.push(
+      line(
+        '',
+        `${n(report.skippedObjects)} object(s) at or beyond it not replayed; nothing was reset`,
+      ),
+    );
   }
   const b = report.batches;
   if (b) {
-    const pending = b.pending.batches > 0 ? `, ${n(b.pending.batches)} pending (seqs ${b.pending.fromSeq}..${b.pending.toSeq}, ${n(b.pending.bytes)} bytes)` : ', none pending';
+    const pending =
+      b.pending.batches > 0
+        ? `, ${n(b.pending.batches)} pending (seqs ${b.pending.fromSeq}..${b.pending.toSeq}, ${n(b.pending.bytes)} bytes)`
+        : ', none pending';
     out.push(line('batches', `${n(b.coveredDeleted)} covered item(s) deleted${pending}`));
-    if (b.sealed.length > 0) out.push(line('sealed', `seqs ${b.sealed.join(', ')} sealed void (a late put there now fails)`));
+    if (b.sealed.length > 0)
+      out.push(
+        line('sealed', `seqs ${b.sealed.join(', ')} sealed void (a late put there now fails)`),
+      );
     for (const rejected of b.rejected) {
-      out.push(line('REJECTED', `seq ${rejected.seq}: ${n(rejected.rowCount)} row(s): ${rejected.reason}; quarantined at ${rejected.quarantineKey}`));
+      out.push(
+        line(
+          'REJECTED',
+          `seq ${rejected.seq}: ${n(rejected.rowCount)} row(s): ${rejected.reason}; quarantined at ${rejected.quarantineKey}`,
+        ),
+      );
       for (const row of rejected.rows) out.push(line('', JSON.stringify(row)));
-      if (rejected.rowsShown < rejected.rowCount) out.push(line('', `... ${n(rejected.rowCount - rejected.rowsShown)} more in the quarantine`));
+      if (rejected.rowsShown < rejected.rowCount)
+        out.push(
+          line('', `... ${n(rejected.rowCount - rejected.rowsShown)} more in the quarantine`),
+        );
     }
     if (b.lost) {
-      out.push(line('LOST', `seqs ${b.lost.fromSeq}..${b.lost.toSeq} were acked durable but S3 does not hold them; ${n(b.lost.missing)} had no batch item left and were sealed void`));
+      out.push(
+        line(
+          'LOST',
+          `seqs ${b.lost.fromSeq}..${b.lost.toSeq} were acked durable but S3 does not hold them; ${n(b.lost.missing)} had no batch item left and were sealed void`,
+        ),
+      );
     }
   }
   const { before, after } = report.cursors;
@@ -93,7 +143,18 @@ export function renderRebuildReport(report: RebuildReport): string {
   return out.join('\n');
 }
 
-const CURSOR_FIELDS = ['nextSeq', 'durableSeq', 'walNextPos', 'nextRowOffset', 'bufferedBytes', 'epoch', 'generation', 'aofWatermark', 'pending', 'poison'] as const;
+const CURSOR_FIELDS = [
+  'nextSeq',
+  'durableSeq',
+  'walNextPos',
+  'nextRowOffset',
+  'bufferedBytes',
+  'epoch',
+  'generation',
+  'aofWatermark',
+  'pending',
+  'poison',
+] as const;
 
 function cursorLines(before: CursorSnapshot | null, after?: CursorSnapshot | null): string[] {
   const out = [line('cursors', after === undefined ? '' : 'before → after')];

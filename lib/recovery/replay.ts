@@ -15,7 +15,12 @@
  */
 import { logger } from '../observability/telemetry.js';
 import type { ObjectStore } from '../store/object-store.js';
-import { type ExportFallback, listExports, loadNewestValid, streamExport } from './export-source.js';
+import {
+  type ExportFallback,
+  listExports,
+  loadNewestValid,
+  streamExport,
+} from './export-source.js';
 import { Phase, PROGRESS_ROWS, type ProgressListener } from './progress.js';
 import { ShardState } from './shard-state.js';
 import { type ChainCursor, type ChainWalk, walkWalChain } from './wal-chain.js';
@@ -84,7 +89,10 @@ export async function replayShard(
   };
   const fallbacks: ExportFallback[] = [];
   const fresh = () =>
-    new ShardState({ keepRows: options.keepRows ?? false, keepKeyless: options.keepKeyless ?? false });
+    new ShardState({
+      keepRows: options.keepRows ?? false,
+      keepKeyless: options.keepKeyless ?? false,
+    });
   let state = fresh();
   let exportUsed: ExportUsed | undefined;
   let exportRows = 0;
@@ -97,7 +105,12 @@ export async function replayShard(
         let rows = 0;
         const tick = () => {
           if (++rows % PROGRESS_ROWS === 0) {
-            options.onProgress?.({ shard, phase: Phase.export, position: ref.coveredPosition, rows });
+            options.onProgress?.({
+              shard,
+              phase: Phase.export,
+              position: ref.coveredPosition,
+              rows,
+            });
           }
         };
         const header = await streamExport(store, ref, {
@@ -142,7 +155,9 @@ export async function replayShard(
       warn(`${NO_EXPORT_WARNING}: ${why}; replaying the whole WAL from position 0`);
     }
   } else {
-    warn(`${NO_EXPORT_WARNING}: exports ignored on request; replaying the whole WAL from position 0`);
+    warn(
+      `${NO_EXPORT_WARNING}: exports ignored on request; replaying the whole WAL from position 0`,
+    );
   }
   const start: ChainCursor = exportUsed
     ? {
@@ -198,7 +213,7 @@ export async function extendReplay(
         phase,
         position: after.position,
         targetPosition: options.targetPosition,
-        rows: replay.exportRows + previous.rows + walk0Rows(after, previous),
+        rows: replay.exportRows + previous.rows + rowsSince(after, previous),
       });
     },
   });
@@ -213,6 +228,6 @@ export async function extendReplay(
 }
 
 /** Rows folded by the running walk, from the offsets (each row takes one offset). */
-function walk0Rows(after: ChainCursor, previous: ChainWalk): number {
+function rowsSince(after: ChainCursor, previous: ChainWalk): number {
   return after.nextRowOffset - previous.end.nextRowOffset;
 }

@@ -34,7 +34,13 @@ export function stopReport(stop: ChainStop): StopReport | null {
         detail: `${stop.error.name}: ${stop.error.message}`,
       };
     case 'discontinuity':
-      return { reason: 'discontinuity', position: stop.position, key: stop.key, error: null, detail: stop.detail };
+      return {
+        reason: 'discontinuity',
+        position: stop.position,
+        key: stop.key,
+        error: null,
+        detail: stop.detail,
+      };
     default:
       return null;
   }

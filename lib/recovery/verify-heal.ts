@@ -48,7 +48,11 @@ export async function healShard(deps: RecoveryDeps, record: ShardRecord): Promis
 }
 
 /** Seals the pending gaps older than `gapSealMs` (the bound of resolve-pending.ts). */
-async function sealAgedGaps(deps: RecoveryDeps, record: ShardRecord, nowMs: number): Promise<number[]> {
+async function sealAgedGaps(
+  deps: RecoveryDeps,
+  record: ShardRecord,
+  nowMs: number,
+): Promise<number[]> {
   const fromSeq = record.durableSeq + 1;
   const toSeq = record.nextSeq - 1;
   if (toSeq < fromSeq) return [];

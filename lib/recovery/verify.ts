@@ -15,11 +15,11 @@
  *    is above `durableSeq`; the shard is not poisoned.
  * WAL objects below W are never read: a retired slot may hold a zombie's write.
  */
-import { NotFoundError } from '../errors.js';
-import { type ShardRecord, readShardRecord } from '../memtable/shard-record.js';
-import { aofKey, assertShardName, shardPrefix } from '../paths.js';
+
 import { peekAofHeader } from '../aof/reader.js';
-import { CorruptDataError } from '../errors.js';
+import { CorruptDataError, NotFoundError } from '../errors.js';
+import { readShardRecord, type ShardRecord } from '../memtable/shard-record.js';
+import { aofKey, assertShardName, shardPrefix } from '../paths.js';
 import { type CursorSnapshot, snapshotCursors } from './cursors.js';
 import type { RecoveryDeps } from './deps.js';
 import { listExports, streamExport } from './export-source.js';
@@ -75,11 +75,16 @@ export async function verifyShard(
     durationMs: 0,
   };
   const find = (kind: Finding['kind'], detail: string, position?: number) =>
-    report.findings.push(position === undefined ? { kind, shard, detail } : { kind, shard, position, detail });
+    report.findings.push(
+      position === undefined ? { kind, shard, detail } : { kind, shard, position, detail },
+    );
   if (!record) {
     const key = await firstKey(deps, shard);
     if (key === undefined) throw new NotFoundError(`shard ${shard}`);
-    find(FindingKind.recordMissing, `S3 holds ${key} but the table has no record of shard ${shard}`);
+    find(
+      FindingKind.recordMissing,
+      `S3 holds ${key} but the table has no record of shard ${shard}`,
+    );
   } else {
     await checkAgainstS3(deps, record, report, find, options);
     if (options.heal ?? true) {
@@ -105,10 +110,16 @@ async function checkAgainstS3(
   const { shard, walNextPos, aofWatermark } = record;
   if (record.poison) find(FindingKind.poisoned, record.poison);
   if (record.nextSeq <= record.durableSeq) {
-    find(FindingKind.seqCounterBehind, `nextSeq ${record.nextSeq} is not above durableSeq ${record.durableSeq}`);
+    find(
+      FindingKind.seqCounterBehind,
+      `nextSeq ${record.nextSeq} is not above durableSeq ${record.durableSeq}`,
+    );
   }
   if (aofWatermark > walNextPos) {
-    find(FindingKind.watermarkAhead, `aofWatermark ${aofWatermark} is above walNextPos ${walNextPos}`);
+    find(
+      FindingKind.watermarkAhead,
+      `aofWatermark ${aofWatermark} is above walNextPos ${walNextPos}`,
+    );
   }
   const exports = await listExports(deps.store, shard);
   for (const ref of exports.filter((e) => e.coveredPosition > walNextPos)) {
@@ -118,7 +129,14 @@ async function checkAgainstS3(
       ref.coveredPosition,
     );
   }
-  const start = await exportCursor(deps, record, exports.map((e) => e.coveredPosition), report, find, options);
+  const start = await exportCursor(
+    deps,
+    record,
+    exports.map((e) => e.coveredPosition),
+    report,
+    find,
+    options,
+  );
   let atRecord: ChainCursor | undefined = walNextPos === aofWatermark ? start.cursor : undefined;
   const walk = await walkWalChain(deps.store, shard, start.cursor, {
     trustFirstObject: start.trustFirstObject,
@@ -173,7 +191,8 @@ async function checkAgainstS3(
   }
   // Objects beyond N: those read (valid) plus those the stop left unread.
   const readBeyond = end.position - walNextPos;
-  const brokenAtStop = walk.stop.reason === 'corrupt' || walk.stop.reason === 'discontinuity' ? 1 : 0;
+  const brokenAtStop =
+    walk.stop.reason === 'corrupt' || walk.stop.reason === 'discontinuity' ? 1 : 0;
   const unreadBeyond = walk.beyond + brokenAtStop;
   if (readBeyond === 1 && unreadBeyond === 0 && agrees) {
     report.pendingAppend = walNextPos;
@@ -196,11 +215,19 @@ async function exportCursor(
   options: VerifyOptions,
 ): Promise<{ cursor: ChainCursor; trustFirstObject: boolean }> {
   const { shard, aofWatermark } = record;
-  if (aofWatermark === 0) return { cursor: { position: 0, lastSeq: 0, nextRowOffset: 0 }, trustFirstObject: false };
+  if (aofWatermark === 0)
+    return { cursor: { position: 0, lastSeq: 0, nextRowOffset: 0 }, trustFirstObject: false };
   const ref = { key: aofKey(shard, aofWatermark), coveredPosition: aofWatermark };
-  const untrusted = { cursor: { position: aofWatermark, lastSeq: 0, nextRowOffset: 0 }, trustFirstObject: true };
+  const untrusted = {
+    cursor: { position: aofWatermark, lastSeq: 0, nextRowOffset: 0 },
+    trustFirstObject: true,
+  };
   if (!exportPositions.includes(aofWatermark)) {
-    find(FindingKind.exportMissing, `the watermark names ${ref.key}, which does not exist`, aofWatermark);
+    find(
+      FindingKind.exportMissing,
+      `the watermark names ${ref.key}, which does not exist`,
+      aofWatermark,
+    );
     return untrusted;
   }
   const full = options.fullExportCheck ?? true;
@@ -210,7 +237,11 @@ async function exportCursor(
       ? await streamExport(deps.store, ref, { keyed: () => {}, keyless: () => undefined })
       : await peek(deps, ref.key);
     return {
-      cursor: { position: aofWatermark, lastSeq: header.lastSeq, nextRowOffset: header.nextRowOffset },
+      cursor: {
+        position: aofWatermark,
+        lastSeq: header.lastSeq,
+        nextRowOffset: header.nextRowOffset,
+      },
       trustFirstObject: false,
     };
   } catch (error) {
@@ -238,7 +269,9 @@ function reportStop(stop: ChainStop, beyond: number, find: Find): void {
       return;
     case 'corrupt':
       find(
-        stop.error.name === 'UnknownFormatVersionError' ? FindingKind.walUnknownVersion : FindingKind.walCorrupt,
+        stop.error.name === 'UnknownFormatVersionError'
+          ? FindingKind.walUnknownVersion
+          : FindingKind.walCorrupt,
         `${stop.error.name}: ${stop.error.message}${after}`,
         stop.position,
       );

@@ -91,7 +91,14 @@ export async function walkWalChain(
 ): Promise<ChainWalk> {
   const startAfter = start.position > 0 ? walKey(shard, start.position - 1) : undefined;
   const listing = positions(store.list(walPrefix(shard), { startAfter }));
-  const walk: ChainWalk = { start, end: { ...start }, objects: 0, rows: 0, stop: { reason: 'end' }, beyond: 0 };
+  const walk: ChainWalk = {
+    start,
+    end: { ...start },
+    objects: 0,
+    rows: 0,
+    stop: { reason: 'end' },
+    beyond: 0,
+  };
   try {
     walk.stop = await follow(store, shard, listing, walk, options);
     return walk;
@@ -114,12 +121,22 @@ async function follow(
     if (next.done) {
       return options.until === undefined
         ? { reason: 'end' }
-        : { reason: 'gap', position: expected, key: walKey(shard, expected), nextPresent: undefined };
+        : {
+            reason: 'gap',
+            position: expected,
+            key: walKey(shard, expected),
+            nextPresent: undefined,
+          };
     }
     const { position, key } = next.value;
     if (position !== expected) {
       walk.beyond = 1 + (await count(listing));
-      return { reason: 'gap', position: expected, key: walKey(shard, expected), nextPresent: position };
+      return {
+        reason: 'gap',
+        position: expected,
+        key: walKey(shard, expected),
+        nextPresent: position,
+      };
     }
     const stop = await readObject(store, shard, key, walk, options);
     if (stop) {
@@ -163,13 +180,18 @@ async function readObject(
     }
   } catch (error) {
     options.rollbackObject?.();
-    if (error instanceof CorruptDataError) return { reason: 'corrupt', position, key, error: summarize(error) };
+    if (error instanceof CorruptDataError)
+      return { reason: 'corrupt', position, key, error: summarize(error) };
     throw error;
   } finally {
     stream.destroy();
   }
   const h = header!;
-  walk.end = { position: position + 1, lastSeq: h.lastSeq, nextRowOffset: h.firstRowOffset + h.rowCount };
+  walk.end = {
+    position: position + 1,
+    lastSeq: h.lastSeq,
+    nextRowOffset: h.firstRowOffset + h.rowCount,
+  };
   walk.objects += 1;
   walk.rows += rows;
   options.onObject?.(h, walk.end);

@@ -44,7 +44,9 @@ export async function scanWal(
         const header = parseHeader(fields, fail);
         checker = new WalChecker(header, fail);
         if (header.shard !== shard || header.position !== position) {
-          fail(`line 1: header says shard ${header.shard} position ${header.position}, but the key says otherwise`);
+          fail(
+            `line 1: header says shard ${header.shard} position ${header.position}, but the key says otherwise`,
+          );
         }
         if (!sink.header(header)) throw new StopScan();
         return undefined;

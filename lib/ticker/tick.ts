@@ -9,7 +9,7 @@ import { type FlushDeps, type FlushOutcome, flushShard } from '../flush/flush-sh
 import { reportFlush, reportFlushError } from '../flush/report.js';
 import { listPendingShards } from '../memtable/pending-index.js';
 import { Metric } from '../observability/metric-names.js';
-import { metrics } from '../observability/telemetry.js';
+import { logger, metrics } from '../observability/telemetry.js';
 import { mapWithConcurrency } from './concurrency.js';
 
 /** What a tick needs. */
@@ -51,7 +51,15 @@ export async function runTick(deps: TickDeps): Promise<TickSummary> {
   const shards = await listPendingShards(deps.flush.table);
   const here = deps.fanOut ? shards.slice(0, deps.maxShardsPerTick) : shards;
   const elsewhere = deps.fanOut ? shards.slice(deps.maxShardsPerTick) : [];
-  if (elsewhere.length > 0) await deps.fanOut!(elsewhere);
+  if (elsewhere.length > 0) {
+    // A failed hand-off must not cost this tick its own shards; the rest stay pending.
+    await deps.fanOut!(elsewhere).catch((error: unknown) => {
+      logger.error('fan-out failed; those shards wait for the next tick', {
+        shards: elsewhere.length,
+        error: error as Error,
+      });
+    });
+  }
   const results = await mapWithConcurrency(here, deps.concurrency, (shard) =>
     flushAndReport(deps.flush, shard),
   );

@@ -17,7 +17,7 @@
  */
 
 import { SETTINGS } from '../config.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, UnavailableError } from '../errors.js';
 import { logger } from '../observability/telemetry.js';
 
 /** What the ticker drives. */
@@ -46,6 +46,7 @@ export class FlushTicker {
   #running: Promise<void> | undefined;
   #nextTickAt = 0;
   #stopped = true;
+  #finished = false;
 
   constructor(options: TickerOptions) {
     if (!Number.isInteger(options.intervalMs) || options.intervalMs <= 0) {
@@ -68,6 +69,8 @@ export class FlushTicker {
 
   /** Queues a flush of `shard`; resolves once it has run (T3). */
   requestFlush(shard: string): Promise<void> {
+    if (this.#finished)
+      return Promise.reject(new UnavailableError(`flush ticker stopped; ${shard} was not flushed`));
     return new Promise((resolve, reject) => {
       const waiters = this.#requests.get(shard) ?? [];
       waiters.push({ resolve, reject });
@@ -87,6 +90,7 @@ export class FlushTicker {
       await this.#options.tick(); // the final tick's failure is the caller's to see
     } finally {
       await this.#drainRequests();
+      this.#finished = true;
     }
   }
 

@@ -147,7 +147,9 @@ describe(scanAof, () => {
     const object = aofObject();
     const got = { header: undefined as unknown, keyed: [] as unknown[], keyless: [] as unknown[] };
     const header = await scanAof(AOF_KEY, chunks(await writeAof(object), 3), {
-      header: (h) => void (got.header = h),
+      header: (h) => {
+        got.header = h;
+      },
       keyed: (row) => void got.keyed.push(row),
       keyless: (row) => void got.keyless.push(row),
     });
@@ -159,7 +161,9 @@ describe(scanAof, () => {
     it(`throws the same ${error.name} as decodeAof when ${when}`, async () => {
       const data = await bytes();
       const expected = await caught(() => decodeAof(AOF_KEY, data));
-      const thrown = await caught(() => scanAof(AOF_KEY, chunks(data, 11), { keyed: () => {}, keyless: () => undefined }));
+      const thrown = await caught(() =>
+        scanAof(AOF_KEY, chunks(data, 11), { keyed: () => {}, keyless: () => undefined }),
+      );
       expect(thrown).toBeInstanceOf(error);
       expect(thrown.message).toBe(expected.message);
     });

@@ -75,9 +75,12 @@ async function expectPoisoned(f: Fixture, outcome: FlushOutcome, key: string): P
     status: 'poisoned',
     shard: SHARD,
     reason: outcome.reason,
+    detected: false,
   });
   const tick = await runTick({ flush: f.flushDeps('tick'), concurrency: 1, maxShardsPerTick: 10 });
-  expect(tick.outcomes).toEqual([{ status: 'poisoned', shard: SHARD, reason: outcome.reason }]);
+  expect(tick.outcomes).toEqual([
+    { status: 'poisoned', shard: SHARD, reason: outcome.reason, detected: false },
+  ]);
   return outcome.reason;
 }
 

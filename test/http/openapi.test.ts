@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../../infra/constructs/api.js';
 import { ErrorKind } from '../../lib/errors.js';
 import { STATUS_OF_KIND } from '../../lib/http/error-response.js';
+import { ROUTES as LOCAL_ROUTES } from '../../lib/local/http-routes.js';
 import { SHARD_NAME_PATTERN } from '../../lib/paths.js';
 import { Durability } from '../../lib/put/put-rows.js';
 import { MAX_ROW_DEPTH, parsePutBody } from '../../lib/put/schema.js';
@@ -74,11 +75,16 @@ describe('docs/openapi.yaml', () => {
     expect(lines[0]).toBe('openapi: 3.1.0');
   });
 
-  it('documents exactly the routes the API serves', () => {
+  it('documents exactly the routes API Gateway and the local server serve', () => {
     const documented = childKeys(block('paths')).flatMap((path) =>
       childKeys(block('paths', path)).map((method) => ({ method, path })),
     );
+    const local = LOCAL_ROUTES.map((route) => ({
+      method: route.method.toLowerCase(),
+      path: route.path,
+    }));
     expect(documented.sort(byRoute)).toEqual(apiGatewayRoutes.sort(byRoute));
+    expect(documented.sort(byRoute)).toEqual(local.sort(byRoute));
   });
 
   it('documents exactly the ErrorKind values', () => {

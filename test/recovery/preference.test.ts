@@ -63,7 +63,9 @@ describe('recovery preference rules', () => {
     await overwrite(
       f,
       walKey('s1', 1),
-      rewritten(original, (o) => void (o.rows[0]!.row = { id: 'a', v: 999 })),
+      rewritten(original, (o) => {
+        o.rows[0]!.row = { id: 'a', v: 999 };
+      }),
     );
 
     const replay = await replayAll(f);

@@ -15,7 +15,9 @@
  * is written and the report names the object.
  */
 import type { AofHeader } from '../aof/format.js';
+import { AofTag } from '../aof/lines-v1.js';
 import { AofWriter } from '../aof/writer.js';
+import { InternalError } from '../errors.js';
 import { aofKey } from '../paths.js';
 import {
   type ExportFallback,
@@ -27,6 +29,13 @@ import { Phase, PROGRESS_ROWS, type ProgressListener } from '../recovery/progres
 import { type AppliedCounts, ShardState } from '../recovery/shard-state.js';
 import { type ChainCursor, type ChainWalk, walkWalChain } from '../recovery/wal-chain.js';
 import type { ObjectStore } from '../store/object-store.js';
+import { WalTag } from '../wal/lines-v1.js';
+
+// The fold copies keyless WAL row lines into the export as they are; that holds
+// only while the two formats give those lines the same tag and fields.
+if ((AofTag.keyless as string) !== WalTag.row) {
+  throw new InternalError('AOF keyless records and WAL rows no longer share a line format');
+}
 
 /** Input of `foldExport`. */
 export interface FoldInput {

@@ -21,7 +21,10 @@
  *      pending marker kept while batches remain above durableSeq.
  *
  * Replay runs before the fence so a healthy shard keeps taking puts during
- * the long part; only steps 4-6 hold it.
+ * the long part; only steps 4-6 hold it. A rebuild that fails after the fence
+ * (a table or store error) leaves the "rebuild in progress" poison, so the
+ * shard stays closed until a rebuild runs again; every step can be re-run
+ * (quarantine keys are named by the generation the reset has not yet bumped).
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { NotFoundError } from '../errors.js';

@@ -3,9 +3,9 @@
  * when it was written, its bytes and the sort keys of its items. Recovery
  * reconciles these against S3 without reading every payload.
  */
-import { type AttributeValue, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { num, str } from './shard-record.js';
-import { batchSk, sendUnconditional, shardPk, type Table } from './table.js';
+import { batchSk, paginate, shardPk, type Table } from './table.js';
 
 /** A batch as its head item describes it. */
 export interface BatchHead {
@@ -27,13 +27,9 @@ export async function listBatchHeads(
 ): Promise<BatchHead[]> {
   const heads: BatchHead[] = [];
   const headLength = batchSk(0).length;
-  let startKey: Record<string, AttributeValue> | undefined;
-  do {
-    const out = await sendUnconditional<{
-      Items?: Record<string, AttributeValue>[];
-      LastEvaluatedKey?: Record<string, AttributeValue>;
-    }>(
-      table,
+  for await (const item of paginate(
+    table,
+    (startKey) =>
       new QueryCommand({
         TableName: table.tableName,
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
@@ -46,24 +42,21 @@ export async function listBatchHeads(
         ConsistentRead: true,
         ExclusiveStartKey: startKey,
       }),
-      'Query batch heads',
-    );
-    for (const item of out.Items ?? []) {
-      const sk = str(item, 'sk') ?? '';
-      if (sk.length > headLength) {
-        heads.at(-1)?.itemKeys.push(sk);
-        continue;
-      }
-      heads.push({
-        seq: Number(sk.slice('batch#'.length)),
-        kind: str(item, 'kind') === 'void' ? 'void' : 'rows',
-        createdAtMs: num(item, 'createdAtMs', 0),
-        bytes: num(item, 'bytes', 0),
-        idempotencyKey: str(item, 'idemKey'),
-        itemKeys: [sk],
-      });
+    'Query batch heads',
+  )) {
+    const sk = str(item, 'sk') ?? '';
+    if (sk.length > headLength) {
+      heads.at(-1)?.itemKeys.push(sk);
+      continue;
     }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+    heads.push({
+      seq: Number(sk.slice('batch#'.length)),
+      kind: str(item, 'kind') === 'void' ? 'void' : 'rows',
+      createdAtMs: num(item, 'createdAtMs', 0),
+      bytes: num(item, 'bytes', 0),
+      idempotencyKey: str(item, 'idemKey'),
+      itemKeys: [sk],
+    });
+  }
   return heads;
 }

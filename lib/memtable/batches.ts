@@ -18,6 +18,7 @@ import {
   batchPartSk,
   batchSk,
   CONDITION_FAILED,
+  paginate,
   send,
   sendUnconditional,
   shardPk,
@@ -166,13 +167,9 @@ export async function readBatches(table: Table, input: ReadBatchesInput): Promis
     bytes += batches.at(-1)!.bytes;
     head = undefined;
   };
-  let startKey: Record<string, AttributeValue> | undefined;
-  do {
-    const out = await sendUnconditional<{
-      Items?: Record<string, AttributeValue>[];
-      LastEvaluatedKey?: Record<string, AttributeValue>;
-    }>(
-      table,
+  for await (const item of paginate(
+    table,
+    (startKey) =>
       new QueryCommand({
         TableName: table.tableName,
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
@@ -184,25 +181,22 @@ export async function readBatches(table: Table, input: ReadBatchesInput): Promis
         ConsistentRead: true,
         ExclusiveStartKey: startKey,
       }),
-      'Query batches',
-    );
-    for (const item of out.Items ?? []) {
-      const sk = str(item, 'sk') ?? '';
-      if (sk.length > batchSk(0).length) {
-        if (head) {
-          chunks.push(item.data?.B ?? new Uint8Array());
-          itemKeys.push(sk);
-        }
-        continue;
+    'Query batches',
+  )) {
+    const sk = str(item, 'sk') ?? '';
+    if (sk.length > batchSk(0).length) {
+      if (head) {
+        chunks.push(item.data?.B ?? new Uint8Array());
+        itemKeys.push(sk);
       }
-      finish();
-      if (bytes >= input.maxBytes && batches.length > 0) return batches;
-      head = item;
-      chunks = item.data?.B ? [item.data.B] : [];
-      itemKeys = [sk];
+      continue;
     }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+    finish();
+    if (bytes >= input.maxBytes && batches.length > 0) return batches;
+    head = item;
+    chunks = item.data?.B ? [item.data.B] : [];
+    itemKeys = [sk];
+  }
   finish();
   return batches;
 }

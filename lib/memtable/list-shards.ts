@@ -4,9 +4,9 @@
  * look at every shard, so O(table) per run is the accepted cost (the flush
  * ticker, which runs every interval, uses the sparse pending index instead).
  */
-import { type AttributeValue, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { type ShardRecord, toShardRecord } from './shard-record.js';
-import { META_SK, sendUnconditional, type Table } from './table.js';
+import { META_SK, paginate, type Table } from './table.js';
 
 const SHARD_PK_PREFIX = 'shard#';
 
@@ -14,13 +14,9 @@ const SHARD_PK_PREFIX = 'shard#';
 export async function* scanShardRecords(
   table: Table,
 ): AsyncGenerator<ShardRecord, void, undefined> {
-  let startKey: Record<string, AttributeValue> | undefined;
-  do {
-    const out = await sendUnconditional<{
-      Items?: Record<string, AttributeValue>[];
-      LastEvaluatedKey?: Record<string, AttributeValue>;
-    }>(
-      table,
+  for await (const item of paginate(
+    table,
+    (startKey) =>
       new ScanCommand({
         TableName: table.tableName,
         FilterExpression: 'sk = :meta',
@@ -28,13 +24,9 @@ export async function* scanShardRecords(
         ConsistentRead: true,
         ExclusiveStartKey: startKey,
       }),
-      'Scan shard records',
-    );
-    for (const item of out.Items ?? []) {
-      const pk = item.pk?.S ?? '';
-      if (pk.startsWith(SHARD_PK_PREFIX))
-        yield toShardRecord(pk.slice(SHARD_PK_PREFIX.length), item);
-    }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+    'Scan shard records',
+  )) {
+    const pk = item.pk?.S ?? '';
+    if (pk.startsWith(SHARD_PK_PREFIX)) yield toShardRecord(pk.slice(SHARD_PK_PREFIX.length), item);
+  }
 }

@@ -4,14 +4,14 @@
  * marker in its allocation update; the flusher clears it only when no put
  * arrived since (condition on `nextSeq`).
  */
-import { type AttributeValue, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import {
   CONDITION_FAILED,
   META_SK,
   PENDING_INDEX,
   PENDING_PK,
+  paginate,
   send,
-  sendUnconditional,
   shardPk,
   type Table,
 } from './table.js';
@@ -19,13 +19,9 @@ import {
 /** Names of shards marked pending, ascending. */
 export async function listPendingShards(table: Table): Promise<string[]> {
   const shards: string[] = [];
-  let startKey: Record<string, AttributeValue> | undefined;
-  do {
-    const out = await sendUnconditional<{
-      Items?: Record<string, AttributeValue>[];
-      LastEvaluatedKey?: Record<string, AttributeValue>;
-    }>(
-      table,
+  for await (const item of paginate(
+    table,
+    (startKey) =>
       new QueryCommand({
         TableName: table.tableName,
         IndexName: PENDING_INDEX,
@@ -33,14 +29,11 @@ export async function listPendingShards(table: Table): Promise<string[]> {
         ExpressionAttributeValues: { ':p': { S: PENDING_PK } },
         ExclusiveStartKey: startKey,
       }),
-      'Query pending index',
-    );
-    for (const item of out.Items ?? []) {
-      const shard = item.pendingShard?.S;
-      if (shard) shards.push(shard);
-    }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+    'Query pending index',
+  )) {
+    const shard = item.pendingShard?.S;
+    if (shard) shards.push(shard);
+  }
   return shards;
 }
 

@@ -15,7 +15,7 @@ import { padPosition } from '../paths.js';
 import { type BatchRow, decodeBatchRows } from './batch-codec.js';
 import { deleteBatches } from './batches.js';
 import { num, str } from './shard-record.js';
-import { batchSk, sendUnconditional, shardPk, type Table } from './table.js';
+import { batchSk, paginate, sendUnconditional, shardPk, type Table } from './table.js';
 
 const REJECTED_PREFIX = 'rejected#';
 
@@ -106,13 +106,9 @@ async function queryItems(
   hi: string,
 ): Promise<Record<string, AttributeValue>[]> {
   const items: Record<string, AttributeValue>[] = [];
-  let startKey: Record<string, AttributeValue> | undefined;
-  do {
-    const out = await sendUnconditional<{
-      Items?: Record<string, AttributeValue>[];
-      LastEvaluatedKey?: Record<string, AttributeValue>;
-    }>(
-      table,
+  for await (const item of paginate(
+    table,
+    (startKey) =>
       new QueryCommand({
         TableName: table.tableName,
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
@@ -124,10 +120,9 @@ async function queryItems(
         ConsistentRead: true,
         ExclusiveStartKey: startKey,
       }),
-      'Query batch items',
-    );
-    items.push(...(out.Items ?? []));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+    'Query batch items',
+  )) {
+    items.push(item);
+  }
   return items;
 }

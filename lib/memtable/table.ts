@@ -11,7 +11,7 @@
  * The sparse GSI `pending` (pendingPk, pendingShard) holds only shard records
  * with pending data.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { InternalError, UnavailableError } from '../errors.js';
 import { padPosition } from '../paths.js';
 
@@ -100,4 +100,29 @@ export async function sendUnconditional<T>(
     throw new InternalError(`DynamoDB ${what}: unexpected condition failure`);
   }
   return result;
+}
+
+/** A raw DynamoDB item. */
+export type Item = Record<string, AttributeValue>;
+
+/**
+ * Yields every item of a paginated Query or Scan. `command(startKey)` builds
+ * each page's request; a consumer that stops early sends no further page.
+ */
+export async function* paginate(
+  table: Table,
+  // biome-ignore lint/suspicious/noExplicitAny: see send
+  command: (exclusiveStartKey: Item | undefined) => any,
+  what: string,
+): AsyncGenerator<Item, void, undefined> {
+  let startKey: Item | undefined;
+  do {
+    const out = await sendUnconditional<{ Items?: Item[]; LastEvaluatedKey?: Item }>(
+      table,
+      command(startKey),
+      what,
+    );
+    yield* out.Items ?? [];
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
 }

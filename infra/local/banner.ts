@@ -12,6 +12,19 @@ function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
+/** A period for people: `5 min`, `30 s`, `250 ms`. */
+export function describePeriod(ms: number): string {
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms % 1_000 === 0) return `${ms / 1_000} s`;
+  return `${ms} ms`;
+}
+
+/** The jobs line: each schedule's period, or off. */
+function jobsLine(info: StackInfo): string {
+  const every = (ms: number | null) => (ms === null ? 'off' : `every ${describePeriod(ms)}`);
+  return `export ${every(info.exportEveryMs)}, verify all shards ${every(info.verifyEveryMs)} (${LOCAL_SETTINGS.exportEveryMs.env}, ${LOCAL_SETTINGS.verifyEveryMs.env}; off disables)`;
+}
+
 /** The start banner. */
 export function startBanner(info: StackInfo, cwd = process.cwd()): string {
   const rows = `${info.httpUrl}/v1/shards/demo/rows`;
@@ -35,6 +48,7 @@ export function startBanner(info: StackInfo, cwd = process.cwd()): string {
     `             dead letters ${info.deadLetterQueueUrl}`,
     `  DynamoDB   ${info.dynamodbEndpoint} (table ${info.tableName})`,
     `  data       ${info.dataDir} (WAL objects under objects/, flush every ${info.flushIntervalMs} ms)`,
+    `  jobs       ${jobsLine(info)}`,
     '',
     'Try it:',
     '  # put rows (202: buffered)',
@@ -48,6 +62,8 @@ export function startBanner(info: StackInfo, cwd = process.cwd()): string {
     `  ${quiet}node --input-type=module -e "${nodeSend}"`,
     '  # the durable rows, as JSON Lines',
     `  npx shardwal dump demo${dirFlag}`,
+    '  # export now, then verify the shard against its WAL',
+    `  npx shardwal export demo${dirFlag} && npx shardwal recover demo --verify${dirFlag}`,
     '',
     'Ctrl-C stops it after a final flush; the data stays in the data folder.',
     '',

@@ -2,9 +2,10 @@
  * The local stack: the whole service on one machine with no AWS account —
  * the same handlers, DynamoDB as dynalite persisted under the data folder,
  * the object store on the filesystem under it, SQS as fauxqs in process, the
- * ticker as a timer loop and the HTTP API on a local port. `stop()` performs
- * a final flush and loses no acked row; a restart on the same data folder
- * finds everything.
+ * ticker as a timer loop, the export and verify jobs on their own timers, and
+ * the HTTP API on a local port. `stop()` waits for a running job, performs a
+ * final flush and loses no acked row; a restart on the same data folder finds
+ * everything.
  *
  * Start order: refuse a data folder in use → dynalite (+ table) → fauxqs
  * (+ queues) → the handlers' environment → the runtime (handlers, ticker,
@@ -17,6 +18,7 @@ import path from 'node:path';
 import { dataDirLayout, LOCAL_RESOURCES } from '../../lib/local/data-dir.js';
 import { StackRunningError } from '../../lib/local/errors.js';
 import { assertLevelDbUnlocked } from '../../lib/local/leveldb-lock.js';
+import type { LocalScheduleStatus } from '../../lib/local/local-schedule.js';
 import type { LocalSettings } from '../../lib/local/local-settings.js';
 import {
   findRunningStack,
@@ -35,6 +37,8 @@ export type { StopReport } from './stack-runtime.js';
 export interface LocalStack {
   /** Endpoints and paths, as written to stack.json. */
   info: StackInfo;
+  /** The counters of the export and verify schedules that are on. */
+  jobs: () => LocalScheduleStatus[];
   /** Stops it (final flush included); safe to call more than once. */
   stop: () => Promise<StopReport>;
 }
@@ -68,6 +72,8 @@ export async function startLocalStack(settings: LocalSettings): Promise<LocalSta
     const runtime = await startStackRuntime({
       httpPort: settings.port,
       flushIntervalMs: settings.flushIntervalMs,
+      exportEveryMs: settings.exportEveryMs,
+      verifyEveryMs: settings.verifyEveryMs,
       sqs: queues.client,
       queueUrl: queues.queueUrl,
       queue: { queueArn: queues.queueArn, region: LOCAL_RESOURCES.region },
@@ -88,6 +94,8 @@ export async function startLocalStack(settings: LocalSettings): Promise<LocalSta
       deadLetterQueueUrl: queues.deadLetterQueueUrl,
       objectsDir: layout.objectsDir,
       flushIntervalMs: settings.flushIntervalMs,
+      exportEveryMs: settings.exportEveryMs ?? null,
+      verifyEveryMs: settings.verifyEveryMs ?? null,
     };
     await writeStackFile(layout.stackFile, info);
 
@@ -102,6 +110,7 @@ export async function startLocalStack(settings: LocalSettings): Promise<LocalSta
     };
     return {
       info,
+      jobs: runtime.jobs.status,
       stop: () => {
         stopped ??= stop();
         return stopped;

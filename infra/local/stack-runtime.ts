@@ -2,13 +2,15 @@
  * The service half of the local stack, loaded only after `local-stack.ts`
  * has set the handlers' environment (this module and the handlers read it at
  * load time): the handlers from `functions/`, the flush ticker as a timer
- * loop, the SQS poller and the HTTP gateway.
+ * loop, the SQS poller, the HTTP gateway, and the export and verify jobs on
+ * their schedules (`local-jobs.ts`).
  *
  * Stop order, so no acked row is lost:
  * 1. the gateway stops accepting and answers the requests in flight (the
  *    ticker still runs, so durable puts in flight can complete);
  * 2. the SQS poller finishes its batch and drains the queue (the emulator
- *    keeps messages in memory only);
+ *    keeps messages in memory only); meanwhile the job schedules stop and a
+ *    running job is told to wrap up and awaited;
  * 3. the ticker runs its final tick and the queued flush requests, then ticks
  *    again while that still makes progress (`flushUntilIdle`).
  */
@@ -26,6 +28,7 @@ import { mapWithConcurrency } from '../../lib/ticker/concurrency.js';
 import { flushAndReport, runTick } from '../../lib/ticker/tick.js';
 import { FlushTicker } from '../../lib/ticker/ticker.js';
 import { type HttpHandler, startHttpGateway } from './http-gateway.js';
+import { type JobHandler, type LocalJobs, startLocalJobs } from './local-jobs.js';
 
 type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
@@ -33,6 +36,10 @@ type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchRespons
 export interface RuntimeInput {
   httpPort: number;
   flushIntervalMs: number;
+  /** Period of the export job; undefined: off. */
+  exportEveryMs: number | undefined;
+  /** Period of the scheduled verify; undefined: off. */
+  verifyEveryMs: number | undefined;
   sqs: SQSClient;
   queueUrl: string;
   queue: QueueSource;
@@ -55,6 +62,7 @@ export interface StopReport {
 /** A running runtime. */
 export interface StackRuntime {
   httpUrl: string;
+  jobs: LocalJobs;
   stop: () => Promise<StopReport>;
 }
 
@@ -71,10 +79,16 @@ function publishMetrics(): void {
 
 /** Starts the handlers, ticker, poller and gateway. */
 export async function startStackRuntime(input: RuntimeInput): Promise<StackRuntime> {
-  const [putHttp, statusHttp, putSqs] = await Promise.all([
+  const [putHttp, statusHttp, putSqs, exportJob, recoverJob] = await Promise.all([
     loadHandler<HttpHandler>('put-http.ts', input.instance),
     loadHandler<HttpHandler>('status-http.ts', input.instance),
     loadHandler<SqsHandler>('put-sqs.ts', input.instance),
+    input.exportEveryMs === undefined
+      ? undefined
+      : loadHandler<JobHandler>('export.ts', input.instance),
+    input.verifyEveryMs === undefined
+      ? undefined
+      : loadHandler<JobHandler>('recover.ts', input.instance),
   ]);
   const service = serviceFromEnv();
   const tickDeps = service.tick(`local-stack-${process.pid}-${input.instance}`);
@@ -118,8 +132,14 @@ export async function startStackRuntime(input: RuntimeInput): Promise<StackRunti
   });
   poller.start();
 
+  const jobs = startLocalJobs({
+    export: exportJob && { handler: exportJob, everyMs: input.exportEveryMs! },
+    verify: recoverJob && { handler: recoverJob, everyMs: input.verifyEveryMs! },
+  });
+
   const stopBackground = async (drainTimeoutMs: number): Promise<StopReport> => {
-    const { left } = await poller.stop({ drainTimeoutMs });
+    // A running job is awaited before the final flush and before any client closes.
+    const [{ left }] = await Promise.all([poller.stop({ drainTimeoutMs }), jobs.stop()]);
     if (left > 0) logger.warn('ingest queue not drained before stop', { messagesLeft: left });
     await ticker.stop();
     setLocalFlushRequester(undefined);
@@ -145,6 +165,7 @@ export async function startStackRuntime(input: RuntimeInput): Promise<StackRunti
 
   return {
     httpUrl: gateway.url,
+    jobs,
     stop: async () => {
       await gateway.close();
       return stopBackground(10_000);

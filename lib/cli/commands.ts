@@ -5,7 +5,9 @@
  */
 import type { CliCommand } from './command.js';
 import { dumpCommand } from './dump-command.js';
+import { exportCommand } from './export-command.js';
 import { helpCommand } from './help-command.js';
+import { recoverCommand } from './recover-command.js';
 import { startCommand } from './start-command.js';
 import { statusCommand } from './status-command.js';
 
@@ -14,5 +16,7 @@ export const COMMANDS: readonly CliCommand[] = [
   startCommand,
   statusCommand,
   dumpCommand,
+  exportCommand,
+  recoverCommand,
   helpCommand(() => COMMANDS),
 ];

@@ -6,8 +6,9 @@
  * bounded by one WAL object.
  *
  * The chain must be contiguous: positions without a hole, each object's
- * first seq and first row offset following the previous object's. A break is
- * a `CorruptDataError` naming the object (or the missing key), never a skip.
+ * first seq and first row offset following the previous object's (or, for
+ * the first, the export's end when the dump starts from one). A break is a
+ * `CorruptDataError` naming the object (or the missing key), never a skip.
  */
 import { CorruptDataError } from '../errors.js';
 import { positionOfKey, walKey, walPrefix } from '../paths.js';
@@ -21,6 +22,8 @@ export interface WalRange {
   fromPos: number;
   /** Stop before this position (the shard record's `walNextPos`); undefined: read all listed. */
   endPos?: number;
+  /** Where the export below `fromPos` ends: the first object must continue it. */
+  after?: { lastSeq: number; nextRowOffset: number };
 }
 
 /** Yields each durable row of `shard` in `range`, in WAL order. */
@@ -30,7 +33,11 @@ export async function* readDurableRows(
   range: WalRange,
 ): AsyncGenerator<WalRow, { objects: number }, undefined> {
   let expected = range.fromPos;
-  let previous: WalHeader | undefined;
+  let previous: Ends | undefined = range.after && {
+    lastSeq: range.after.lastSeq,
+    nextOffset: range.after.nextRowOffset,
+    what: 'the export below it',
+  };
   const startAfter = range.fromPos > 0 ? walKey(shard, range.fromPos - 1) : undefined;
   for await (const key of store.list(walPrefix(shard), { startAfter })) {
     const position = positionOfKey(key);
@@ -47,7 +54,11 @@ export async function* readDurableRows(
     const { header, rows } = decodeWal(key, bytes);
     if (previous) checkFollows(key, previous, header);
     yield* rows;
-    previous = header;
+    previous = {
+      lastSeq: header.lastSeq,
+      nextOffset: header.firstRowOffset + header.rowCount,
+      what: 'the previous object',
+    };
     expected++;
   }
   if (range.endPos !== undefined && expected < range.endPos) {
@@ -59,18 +70,25 @@ export async function* readDurableRows(
   return { objects: expected - range.fromPos };
 }
 
-function checkFollows(key: string, previous: WalHeader, header: WalHeader): void {
+/** Where what precedes an object ends. */
+interface Ends {
+  lastSeq: number;
+  nextOffset: number;
+  /** For messages: `the previous object` or `the export below it`. */
+  what: string;
+}
+
+function checkFollows(key: string, previous: Ends, header: WalHeader): void {
   if (header.firstSeq !== previous.lastSeq + 1) {
     throw new CorruptDataError(
       key,
-      `starts at seq ${header.firstSeq}, but the previous object ends at seq ${previous.lastSeq}`,
+      `starts at seq ${header.firstSeq}, but ${previous.what} ends at seq ${previous.lastSeq}`,
     );
   }
-  const nextOffset = previous.firstRowOffset + previous.rowCount;
-  if (header.firstRowOffset !== nextOffset) {
+  if (header.firstRowOffset !== previous.nextOffset) {
     throw new CorruptDataError(
       key,
-      `starts at row offset ${header.firstRowOffset}, but the previous object ends before ${nextOffset}`,
+      `starts at row offset ${header.firstRowOffset}, but ${previous.what} ends before ${previous.nextOffset}`,
     );
   }
 }

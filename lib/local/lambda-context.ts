@@ -7,8 +7,17 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { LOCAL_RESOURCES } from './data-dir.js';
 
-/** A fresh context for one invocation of `functionName`. */
-export function lambdaContext(functionName: string, timeoutMs = 30_000): Context {
+/**
+ * A fresh context for one invocation of `functionName`. `cutShort`, when it
+ * returns true, brings the deadline forward to now: handlers that stop
+ * starting new work near their deadline (export, recovery) then wrap up, as
+ * the local stack wants when it stops.
+ */
+export function lambdaContext(
+  functionName: string,
+  timeoutMs = 30_000,
+  cutShort: () => boolean = () => false,
+): Context {
   const deadline = Date.now() + timeoutMs;
   const awsRequestId = randomUUID();
   return {
@@ -20,7 +29,7 @@ export function lambdaContext(functionName: string, timeoutMs = 30_000): Context
     awsRequestId,
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: `local/${process.pid}`,
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    getRemainingTimeInMillis: () => (cutShort() ? 0 : Math.max(0, deadline - Date.now())),
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,

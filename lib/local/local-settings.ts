@@ -8,6 +8,10 @@
  * intervals, so a slower local ticker would only make every example feel
  * broken. A larger value is rejected naming it, never clamped; `off` is
  * rejected too (the timer loop *is* the local ticker).
+ *
+ * The export and verify schedules (EventBridge Scheduler in AWS) are timers
+ * here too: a period in milliseconds, or `off`. Zero, negative or fractional
+ * periods are rejected naming the setting, like every other setting.
  */
 import { SETTINGS, TICKER_OFF } from '../config.js';
 import { ConfigError } from '../errors.js';
@@ -25,7 +29,14 @@ export const LOCAL_SETTINGS = {
   sqsPort: { env: 'SHARDWAL_SQS_PORT' },
   flushIntervalMs: { env: SETTINGS.flushIntervalMs.env, default: LOCAL_MAX_FLUSH_INTERVAL_MS },
   logLevel: { env: 'SHARDWAL_LOG_LEVEL', default: 'WARN' },
+  /** Period of the export job (`functions/export.ts`); `off` disables it. */
+  exportEveryMs: { env: 'SHARDWAL_LOCAL_EXPORT_EVERY_MS', default: 300_000 },
+  /** Period of the scheduled verify (`functions/recover.ts`); `off` disables it. */
+  verifyEveryMs: { env: 'SHARDWAL_LOCAL_VERIFY_EVERY_MS', default: 3_600_000 },
 } as const;
+
+/** The value that disables a local schedule. */
+export const SCHEDULE_OFF = 'off';
 
 /** Log levels the Powertools logger understands. */
 export const LOG_LEVELS = [
@@ -46,6 +57,10 @@ export interface LocalSettings {
   dataDir: string;
   flushIntervalMs: number;
   logLevel: (typeof LOG_LEVELS)[number];
+  /** Period of the local export job; undefined when off. */
+  exportEveryMs: number | undefined;
+  /** Period of the local scheduled verify; undefined when off. */
+  verifyEveryMs: number | undefined;
 }
 
 function parsePort(env: string, raw: string | undefined, fallback: () => number): number {
@@ -72,6 +87,23 @@ function parseInterval(raw: string | undefined): number {
       env,
       raw,
       `the local stack ticks at least once a second; expected at most ${LOCAL_MAX_FLUSH_INTERVAL_MS}`,
+    );
+  }
+  return value;
+}
+
+function parseEvery(
+  setting: typeof LOCAL_SETTINGS.exportEveryMs | typeof LOCAL_SETTINGS.verifyEveryMs,
+  raw: string | undefined,
+): number | undefined {
+  if (raw === undefined || raw.trim() === '') return setting.default;
+  if (raw.trim() === SCHEDULE_OFF) return undefined;
+  const value = Number(raw.trim());
+  if (!Number.isInteger(value) || value < 1) {
+    throw new ConfigError(
+      setting.env,
+      raw,
+      `expected a whole number of milliseconds of at least 1, or ${SCHEDULE_OFF}`,
     );
   }
   return value;
@@ -105,5 +137,7 @@ export function localSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Loca
     dataDir: env[LOCAL_SETTINGS.dataDir.env] || LOCAL_SETTINGS.dataDir.default,
     flushIntervalMs: parseInterval(env[LOCAL_SETTINGS.flushIntervalMs.env]),
     logLevel: parseLogLevel(env[LOCAL_SETTINGS.logLevel.env]),
+    exportEveryMs: parseEvery(LOCAL_SETTINGS.exportEveryMs, env[LOCAL_SETTINGS.exportEveryMs.env]),
+    verifyEveryMs: parseEvery(LOCAL_SETTINGS.verifyEveryMs, env[LOCAL_SETTINGS.verifyEveryMs.env]),
   };
 }

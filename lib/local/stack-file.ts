@@ -39,6 +39,10 @@ export interface StackInfo {
   /** Root of the filesystem object store. */
   objectsDir: string;
   flushIntervalMs: number;
+  /** Period of the local export job; null when off. */
+  exportEveryMs: number | null;
+  /** Period of the local scheduled verify; null when off. */
+  verifyEveryMs: number | null;
 }
 
 /** Writes `info` atomically (temp file + rename). */

@@ -31,7 +31,9 @@ export function renderVerifyReport(report: VerifyReport): string {
   out.push(
     line(
       'wal',
-      `positions ${wal.fromPosition}..${wal.toPosition - 1} (${n(wal.objects)} objects, ${n(wal.rows)} rows)`,
+      wal.toPosition > wal.fromPosition
+        ? `positions ${wal.fromPosition}..${wal.toPosition - 1} (${n(wal.objects)} objects, ${n(wal.rows)} rows)`
+        : `no WAL objects from position ${wal.fromPosition}`,
     ),
   );
   if (report.pendingAppend !== null) {

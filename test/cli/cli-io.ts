@@ -9,7 +9,7 @@ export interface CliRun {
   stderr: string;
 }
 
-function capture(): { stream: Writable; text: () => string } {
+function capture(tty = false): { stream: Writable; text: () => string } {
   const chunks: Buffer[] = [];
   const stream = new Writable({
     write(chunk, _encoding, done) {
@@ -17,13 +17,19 @@ function capture(): { stream: Writable; text: () => string } {
       done();
     },
   });
+  // What the CLI looks at to tell a terminal (`lib/cli/progress.ts`).
+  if (tty) Object.assign(stream, { isTTY: true, columns: 100 });
   return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
 }
 
-/** Runs `shardwal <argv>` with `env` (merged over process.env). */
-export async function cli(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+/** Runs `shardwal <argv>` with `env` (merged over process.env); `ttyStderr` makes stderr a terminal. */
+export async function cli(
+  argv: string[],
+  env: NodeJS.ProcessEnv = {},
+  options: { ttyStderr?: boolean } = {},
+): Promise<CliRun> {
   const stdout = capture();
-  const stderr = capture();
+  const stderr = capture(options.ttyStderr);
   const code = await runCli(argv, {
     stdout: stdout.stream,
     stderr: stderr.stream,

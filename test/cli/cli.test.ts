@@ -1,32 +1,13 @@
 import { cp, mkdtemp, readdir, rm, unlink, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack } from '../../infra/local/local-stack.js';
 import { startDynalite } from '../../lib/memtable/dynalite-server.js';
 import { walKey, walPrefix } from '../../lib/paths.js';
-import { FsObjectStore } from '../../lib/store/fs-store.js';
-import { createS3Client, S3ObjectStore } from '../../lib/store/s3-store.js';
 import { postJson } from '../local/http-client.js';
 import { cli, jsonLines, useEnv } from './cli-io.js';
-
-// s3rver is CommonJS without types; this is the slice of it the test uses.
-interface S3rverServer {
-  run(): Promise<AddressInfo>;
-  close(): Promise<void>;
-}
-const require = createRequire(import.meta.url);
-const S3rver = require('s3rver') as new (options: object) => S3rverServer;
-// With SHARDWAL_S3_ENDPOINT set, the clients sign as the local emulator user (`local`/`local`,
-// see lib/runtime/clients.ts); s3rver knows only its own key until told about that one.
-(
-  require('s3rver/lib/models/account') as {
-    DUMMY_ACCOUNT: { createKeyPair(id: string, secret: string): void };
-  }
-).DUMMY_ACCOUNT.createKeyPair('local', 'local');
+import { startS3, uploadObjects } from './s3-emulator.js';
 
 let root: string;
 let dataDir: string;
@@ -55,6 +36,8 @@ beforeAll(async () => {
     dataDir,
     flushIntervalMs: 50,
     logLevel: 'SILENT',
+    exportEveryMs: undefined,
+    verifyEveryMs: undefined,
   });
   const rows = `${stack.info.httpUrl}/v1/shards/alpha/rows?durability=durable`;
   const bodies = [
@@ -174,23 +157,10 @@ describe('shardwal CLI', () => {
     });
 
     it('dump --bucket reads the WAL objects from S3', async () => {
-      const s3Dir = await mkdtemp(path.join(root, 's3-'));
-      const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: s3Dir });
-      const { port } = await server.run();
-      const endpoint = `http://127.0.0.1:${port}`;
-      const client = createS3Client({
-        region: 'us-east-1',
-        endpoint,
-        credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-      });
+      const s3 = await startS3(await mkdtemp(path.join(root, 's3-')));
       try {
-        await client.send(new CreateBucketCommand({ Bucket: 'wal-bucket' }));
-        const bucket = new S3ObjectStore(client, 'wal-bucket');
-        const local = new FsObjectStore(path.join(dataDir, 'objects'));
-        for await (const key of local.list(walPrefix('alpha'))) {
-          await bucket.putIfAbsent(key, (await local.get(key))!);
-        }
-        const env = { SHARDWAL_S3_ENDPOINT: endpoint };
+        await uploadObjects(dataDir, await s3.bucket('wal-bucket'), walPrefix('alpha'));
+        const env = { SHARDWAL_S3_ENDPOINT: s3.endpoint };
         const dump = await cli(['dump', 'alpha', '--bucket', 'wal-bucket'], env);
         expect(dump.code).toBe(0);
         expect(dump.stderr).toMatch(/no --table/);
@@ -198,8 +168,7 @@ describe('shardwal CLI', () => {
         const none = await cli(['dump', 'zeta', '--bucket', 'wal-bucket'], env);
         expect(none.code).toBe(1);
       } finally {
-        client.destroy();
-        await server.close();
+        await s3.close();
       }
     });
   });
@@ -226,7 +195,8 @@ describe('shardwal CLI', () => {
     it('prints help with exit 0', async () => {
       const all = await cli(['help']);
       expect(all.code).toBe(0);
-      for (const name of ['start', 'status', 'dump', 'help']) expect(all.stdout).toContain(name);
+      for (const name of ['start', 'status', 'dump', 'export', 'recover', 'help'])
+        expect(all.stdout).toContain(name);
       const one = await cli(['dump', '--help']);
       expect(one.code).toBe(0);
       expect(one.stdout).toMatch(/^usage: shardwal dump <shard> \[--data-dir <dir>\]/);

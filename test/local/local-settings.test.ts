@@ -11,6 +11,8 @@ describe('localSettingsFromEnv', () => {
       dataDir: './.shardwal',
       flushIntervalMs: 1000,
       logLevel: 'WARN',
+      exportEveryMs: 300_000,
+      verifyEveryMs: 3_600_000,
     });
   });
 
@@ -32,10 +34,31 @@ describe('localSettingsFromEnv', () => {
     ],
     ['PORT', '70000', /PORT="70000": expected a port number/],
     ['SHARDWAL_LOG_LEVEL', 'loud', /SHARDWAL_LOG_LEVEL="loud": expected one of/],
+    [
+      'SHARDWAL_LOCAL_EXPORT_EVERY_MS',
+      '0',
+      /SHARDWAL_LOCAL_EXPORT_EVERY_MS="0": .*at least 1, or off/,
+    ],
+    ['SHARDWAL_LOCAL_EXPORT_EVERY_MS', '-5', /SHARDWAL_LOCAL_EXPORT_EVERY_MS="-5": .*at least 1/],
+    [
+      'SHARDWAL_LOCAL_VERIFY_EVERY_MS',
+      '1.5',
+      /SHARDWAL_LOCAL_VERIFY_EVERY_MS="1.5": .*whole number/,
+    ],
+    ['SHARDWAL_LOCAL_VERIFY_EVERY_MS', 'never', /SHARDWAL_LOCAL_VERIFY_EVERY_MS="never": /],
   ])('rejects %s=%s naming the setting and the value', (name, value, message) => {
     const attempt = () => localSettingsFromEnv({ [name]: value });
     expect(attempt).toThrow(ConfigError);
     expect(attempt).toThrow(message);
+  });
+
+  it('reads the export and verify periods, and off for either', () => {
+    expect(
+      localSettingsFromEnv({
+        SHARDWAL_LOCAL_EXPORT_EVERY_MS: '250',
+        SHARDWAL_LOCAL_VERIFY_EVERY_MS: 'off',
+      }),
+    ).toMatchObject({ exportEveryMs: 250, verifyEveryMs: undefined });
   });
 
   it('rejects a default sibling port past 65535, naming the setting to set', () => {

@@ -46,6 +46,8 @@ beforeAll(async () => {
     dataDir,
     flushIntervalMs: 50,
     logLevel: 'SILENT',
+    exportEveryMs: undefined,
+    verifyEveryMs: undefined,
   };
   stack = await startLocalStack(settings);
   base = stack.info.httpUrl;

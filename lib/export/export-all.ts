@@ -4,8 +4,11 @@
  * are not folded side by side). Shard records come from a paginated Scan;
  * idle shards cost one scanned item and nothing else.
  */
+
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { scanShardRecords } from '../memtable/list-shards.js';
-import { logger } from '../observability/telemetry.js';
+import { Metric } from '../observability/metric-names.js';
+import { logger, metrics } from '../observability/telemetry.js';
 import { type ErrorSummary, summarize } from '../recovery/wal-chain.js';
 import type { ExportDeps } from './deps.js';
 import type { ExportReport } from './export-report.js';
@@ -66,6 +69,8 @@ export async function exportAll(
     }
   }
   report.durationMs = deps.now() - started;
+  // One figure per run, so a schedule that stopped running is visible.
+  metrics.addMetric(Metric.exportShardsScanned, MetricUnit.Count, shards);
   logger.info('export-all', {
     shards,
     due: due.length,

@@ -29,6 +29,8 @@ export const Metric = {
   shardsFannedOut: 'ShardsFannedOut',
   verifyFindings: 'VerifyFindings',
   exportRows: 'ExportRows',
+  exportShardsScanned: 'ExportShardsScanned',
+  verifyShardsScanned: 'VerifyShardsScanned',
   verifyHeals: 'VerifyHeals',
   exportBytes: 'ExportBytes',
   exportDurationMs: 'ExportDurationMs',

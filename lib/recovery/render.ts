@@ -24,7 +24,11 @@ export function renderVerifyReport(report: VerifyReport): string {
     `verify shard ${report.shard}: ${report.ok ? 'OK' : `${report.findings.length} FINDING(S)`} in ${seconds(report.durationMs)}`,
   ];
   if (report.exportChecked) {
-    const how = report.exportChecked.full ? 'verified whole' : 'header read';
+    const how = !report.exportChecked.valid
+      ? 'INVALID'
+      : report.exportChecked.full
+        ? 'verified whole'
+        : 'header read';
     out.push(line('export', `${report.exportChecked.key} (${how})`));
   }
   const wal = report.walChecked;

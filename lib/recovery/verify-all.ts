@@ -4,8 +4,11 @@
  * Exports are checked by their header only unless asked, so a run costs a
  * listing, the WAL after each watermark, and a few table reads per shard.
  */
+
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { scanShardRecords } from '../memtable/list-shards.js';
-import { logger } from '../observability/telemetry.js';
+import { Metric } from '../observability/metric-names.js';
+import { logger, metrics } from '../observability/telemetry.js';
 import { mapWithConcurrency } from '../ticker/concurrency.js';
 import type { RecoveryDeps } from './deps.js';
 import { type VerifyOptions, type VerifyReport, verifyShard } from './verify.js';
@@ -79,6 +82,8 @@ export async function verifyAll(
     report.heals += result.heals.length;
   }
   report.durationMs = deps.now() - started;
+  // One figure per run, so a schedule that stopped running is visible.
+  metrics.addMetric(Metric.verifyShardsScanned, MetricUnit.Count, report.shards);
   logger.info('verify-all', {
     shards: report.shards,
     ok: report.ok,

@@ -46,7 +46,7 @@ export interface VerifyReport {
   findings: Finding[];
   heals: Heal[];
   record: CursorSnapshot | null;
-  exportChecked: { key: string; coveredPosition: number; full: boolean } | null;
+  exportChecked: { key: string; coveredPosition: number; full: boolean; valid: boolean } | null;
   walChecked: { fromPosition: number; toPosition: number; objects: number; rows: number };
   /** Position of a valid append awaiting its commit (rule 3), if any. */
   pendingAppend: number | null;
@@ -86,9 +86,20 @@ export async function verifyShard(
       `S3 holds ${key} but the table has no record of shard ${shard}`,
     );
   } else {
-    await checkAgainstS3(deps, record, report, find, options);
+    let checked = record;
+    await checkAgainstS3(deps, checked, report, find, options);
+    // A busy shard keeps committing while the WAL is listed: objects appended after the
+    // record was read look like "S3 ahead of the record". Re-read once; findings that
+    // persist against a fresh record are real.
+    const fresh = report.findings.length > 0 ? await readShardRecord(deps.table, shard) : undefined;
+    if (fresh && fresh.walNextPos !== checked.walNextPos) {
+      checked = fresh;
+      report.findings.length = 0;
+      report.record = snapshotCursors(fresh);
+      await checkAgainstS3(deps, checked, report, find, options);
+    }
     if (options.heal ?? true) {
-      if (report.findings.length === 0) report.heals.push(...(await healShard(deps, record)));
+      if (report.findings.length === 0) report.heals.push(...(await healShard(deps, checked)));
     }
   }
   for (const finding of report.findings) reportFinding(finding);
@@ -231,11 +242,12 @@ async function exportCursor(
     return untrusted;
   }
   const full = options.fullExportCheck ?? true;
-  report.exportChecked = { key: ref.key, coveredPosition: aofWatermark, full };
+  report.exportChecked = { key: ref.key, coveredPosition: aofWatermark, full, valid: false };
   try {
     const header = full
       ? await streamExport(deps.store, ref, { keyed: () => {}, keyless: () => undefined })
       : await peek(deps, ref.key);
+    report.exportChecked.valid = true;
     return {
       cursor: {
         position: aofWatermark,

@@ -42,7 +42,7 @@ describe(verifyShard, () => {
       ok: true,
       findings: [],
       heals: [],
-      exportChecked: { key: aofKey('s1', 2), coveredPosition: 2, full: true },
+      exportChecked: { key: aofKey('s1', 2), coveredPosition: 2, full: true, valid: true },
       walChecked: { fromPosition: 2, toPosition: 3, objects: 1, rows: 1 },
       pendingAppend: null,
     });

@@ -26,6 +26,7 @@ export const Metric = {
   activeShards: 'ActiveShards',
   flushLagMs: 'FlushLagMs',
   tickDurationMs: 'TickDurationMs',
+  ticksPerInvocation: 'TicksPerInvocation',
   shardsFannedOut: 'ShardsFannedOut',
   verifyFindings: 'VerifyFindings',
   exportRows: 'ExportRows',

@@ -4,7 +4,9 @@
  * next one is due (or the function's deadline nears), delayed-not-burst.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
+import { Metric } from '../observability/metric-names.js';
 import { logger, metrics } from '../observability/telemetry.js';
 import type { Service } from '../runtime/service.js';
 import { planSchedule } from './schedule-plan.js';
@@ -47,5 +49,7 @@ export async function runScheduledTicks(
       metrics.publishStoredMetrics();
     },
   });
+  // Ticks run by this invocation; also what the end-of-invocation metrics flush publishes.
+  metrics.addMetric(Metric.ticksPerInvocation, MetricUnit.Count, ticks);
   return { ticks };
 }

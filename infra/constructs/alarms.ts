@@ -2,9 +2,9 @@
  * Alarms that mean an operator should look, all notifying one SNS topic:
  *
  *   FlushLag        the oldest buffered batch waits far longer than the interval
- *   FlushErrors     flushers logged errors for 15 minutes running (a failing flush
- *                   is caught and retried next tick, so it neither fails the
- *                   invocation nor emits a lag metric; this is how it shows)
+ *   FlushErrors     flushes failed for 15 minutes running (a failing flush is
+ *                   caught and retried next tick, so it neither fails the
+ *                   invocation nor emits a lag metric; `FlushErrors` counts it)
  *   TickerStopped   no flush tick ran: durable puts would wait forever
  *   PoisonedShards  a flush met (or left) its shard poisoned / ShardsPoisoned: a shard
  *                   was poisoned (both: any datapoint ≥ 1)
@@ -21,12 +21,11 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRICS_NAMESPACE, Metric } from '../../lib/observability/metric-names.js';
+import { Metric } from '../../lib/observability/metric-names.js';
 import type { SchedulePlan } from '../../lib/ticker/schedule-plan.js';
 import type { HandlerName } from './functions.js';
 import { MAX_RECEIVE_COUNT } from './queues.js';
@@ -36,9 +35,6 @@ import { serviceMetric } from './service-metrics.js';
 export function flushLagThresholdMs(intervalMs: number): number {
   return 5 * intervalMs + 60_000;
 }
-
-/** Metric counted from the flushers' logs: Powertools lines at level ERROR. */
-export const FLUSH_ERROR_LOGS_METRIC = 'FlushErrorLogs';
 
 /** Props of `Alarms`. */
 export interface AlarmsProps {
@@ -95,22 +91,11 @@ export class Alarms extends Construct {
       `The oldest buffered batch has waited ${lagMs} ms (5 flush intervals + 60 s) or more in two consecutive periods: flushes are falling behind (failing flushes show as FlushErrors).`,
       { comparison: ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 2 },
     );
-    const flushErrorLogs = (['flushTick', 'flushWorker'] as const).map(
-      (name) =>
-        new MetricFilter(this, `${name}ErrorLogs`, {
-          logGroup: props.functions[name].logGroup,
-          filterPattern: FilterPattern.stringValue('$.level', '=', 'ERROR'),
-          metricNamespace: METRICS_NAMESPACE,
-          metricName: FLUSH_ERROR_LOGS_METRIC,
-          metricValue: '1',
-        }),
-    );
     alarm(
       'FlushErrors',
-      // Both filters feed the one metric (same namespace and name, no dimensions).
-      flushErrorLogs[0]!.metric({ statistic: Stats.SUM, period: Duration.minutes(5) }),
+      serviceMetric(Metric.flushErrors, { statistic: Stats.SUM, period: Duration.minutes(5) }),
       1,
-      'The flushers logged errors in three consecutive 5-minute periods: flushes keep failing (S3, DynamoDB, permissions) and are only being retried. See the flushTick/flushWorker logs.',
+      'Flushes failed in three consecutive 5-minute periods: they keep failing (S3, DynamoDB, permissions) and are only being retried. See the flushTick/flushWorker logs.',
       { evaluationPeriods: 3 },
     );
     const stoppedPeriod = Duration.minutes(Math.max(5, 2 * props.ticker.rateMinutes));

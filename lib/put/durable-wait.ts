@@ -15,7 +15,10 @@ export interface WaitDurableInput {
   seq: number;
   generation: number;
   waitMs: number;
+  /** First re-read delay; it doubles after each read up to `maxPollMs`. */
   pollMs: number;
+  /** Longest delay between reads (defaults to `pollMs`: no backoff). */
+  maxPollMs?: number;
   now: () => number;
   sleep: (ms: number) => Promise<void>;
 }
@@ -23,6 +26,8 @@ export interface WaitDurableInput {
 /** Resolves true once `seq` is durable, false when `waitMs` runs out. */
 export async function waitDurable(table: Table, input: WaitDurableInput): Promise<boolean> {
   const deadline = input.now() + input.waitMs;
+  // Backoff bounds the reads a long wait costs; the cap bounds the latency it adds.
+  let delay = input.pollMs;
   for (;;) {
     const record = await readShardRecord(table, input.shard);
     if (record?.poison) throw new PoisonedError(input.shard, record.poison);
@@ -35,6 +40,7 @@ export async function waitDurable(table: Table, input: WaitDurableInput): Promis
     if (record && record.durableSeq >= input.seq) return true;
     const left = deadline - input.now();
     if (left <= 0) return false;
-    await input.sleep(Math.min(input.pollMs, left));
+    await input.sleep(Math.min(delay, left));
+    delay = Math.min(delay * 2, Math.max(input.pollMs, input.maxPollMs ?? input.pollMs));
   }
 }

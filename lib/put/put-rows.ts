@@ -132,6 +132,7 @@ export async function putRows(deps: PutDeps, request: PutRequest): Promise<PutRe
       generation,
       waitMs: config.durableWaitMs,
       pollMs: config.durablePollMs,
+      maxPollMs: maxPollMs(config),
       now: deps.now,
       sleep: deps.sleep,
     });
@@ -150,6 +151,7 @@ async function repeatAck(deps: PutDeps, ack: PutAck, durability: Durability): Pr
     generation: record?.generation ?? 0,
     waitMs: deps.config.durableWaitMs,
     pollMs: deps.config.durablePollMs,
+    maxPollMs: maxPollMs(deps.config),
     now: deps.now,
     sleep: deps.sleep,
   });
@@ -170,4 +172,12 @@ async function completeWithRetry(deps: PutDeps, key: string, ack: PutAck): Promi
       await deps.sleep(50 * 2 ** attempt);
     }
   }
+}
+
+/** A waiter re-reads at most every quarter interval (and at least once a second). */
+function maxPollMs(config: ShardwalConfig): number {
+  return Math.min(
+    1_000,
+    Math.max(config.durablePollMs, Math.floor((config.flushIntervalMs ?? 0) / 4)),
+  );
 }

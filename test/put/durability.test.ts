@@ -5,6 +5,7 @@ import { poisonShard } from '../../lib/fence/commit.js';
 import { flushShard } from '../../lib/flush/flush-shard.js';
 import { handlePut } from '../../lib/http/put-route.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
+import { waitDurable } from '../../lib/put/durable-wait.js';
 import type { PutDeps } from '../../lib/put/put-rows.js';
 import { bodyOf, EventFile, httpEvent } from '../support/events.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
@@ -107,5 +108,42 @@ describe('the put path and the object store', () => {
     await poisonShard(f.table, SHARD, 'test poison', Date.now());
     await bufferedPut(f, deps);
     expect(f.store.counts()).toEqual({ putIfAbsent: 0, get: 0, getStream: 0, list: 0, delete: 0 });
+  });
+});
+
+describe('waitDurable', () => {
+  it('backs off between reads up to maxPollMs, so a long wait costs few reads', async () => {
+    const f = await fixture(dynalite());
+    await bufferedPut(f);
+    let reads = 0;
+    const table = {
+      ...f.table,
+      client: {
+        send: (command: unknown) => {
+          reads++;
+          return f.table.client.send(command as never);
+        },
+      } as unknown as typeof f.table.client,
+    };
+    let now = 0;
+    const delays: number[] = [];
+    const durable = await waitDurable(table, {
+      shard: SHARD,
+      seq: 1,
+      generation: 0,
+      waitMs: 1_000,
+      pollMs: 10,
+      maxPollMs: 80,
+      now: () => now,
+      sleep: async (ms) => {
+        delays.push(ms);
+        now += ms;
+      },
+    });
+    expect(durable).toBe(false);
+    expect(delays.slice(0, 5)).toEqual([10, 20, 40, 80, 80]);
+    expect(Math.max(...delays)).toBe(80);
+    // 0, 10, 30, 70, then every 80 ms to 1000: 16 reads, where a fixed 10 ms poll needs 101.
+    expect(reads).toBe(16);
   });
 });

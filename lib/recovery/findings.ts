@@ -58,6 +58,8 @@ export const HealKind = {
   expiredLeaseCleared: 'expired-lease-cleared',
   /** An allocated seq left unwritten past `gapSealMs` was sealed void, as the flusher would. */
   gapSealed: 'gap-sealed',
+  /** Items of batches the committed WAL already holds, left by a crash after commit, were deleted. */
+  coveredBatchesDeleted: 'covered-batches-deleted',
 } as const;
 export type HealKind = (typeof HealKind)[keyof typeof HealKind];
 

@@ -8,12 +8,18 @@
  *    (`sealVoid`, conditional on the seq being empty): the put that allocated
  *    it is dead; if it were not, its late write fails its condition and its
  *    caller gets an error, never a silent loss.
+ * 3. Batch items at or below `durableSeq` (left by a flusher that crashed
+ *    between its commit and its cleanup) are deleted: verify has just shown
+ *    that the committed WAL holds those seqs, and no reader looks below
+ *    `durableSeq`. A void's head is kept, as the flusher keeps it (I5), so a
+ *    late writer of a sealed seq still fails its condition.
  * Verify applies them only to a shard with no finding and no poison.
  */
 import { clearExpiredLease } from '../fence/claim.js';
 import { listBatchHeads } from '../memtable/batch-heads.js';
-import { sealVoid } from '../memtable/batches.js';
+import { deleteBatches, sealVoid } from '../memtable/batches.js';
 import type { ShardRecord } from '../memtable/shard-record.js';
+import { batchSk } from '../memtable/table.js';
 import type { RecoveryDeps } from './deps.js';
 import { type Heal, HealKind } from './findings.js';
 
@@ -35,6 +41,14 @@ export async function healShard(deps: RecoveryDeps, record: ShardRecord): Promis
     }
   }
   if (!record.poison) {
+    const swept = await sweepCoveredBatches(deps, record);
+    if (swept > 0) {
+      heals.push({
+        kind: HealKind.coveredBatchesDeleted,
+        shard,
+        detail: `${swept} batch item(s) at or below durableSeq ${record.durableSeq} were left after their commit; deleted`,
+      });
+    }
     for (const seq of await sealAgedGaps(deps, record, nowMs)) {
       heals.push({
         kind: HealKind.gapSealed,
@@ -69,4 +83,15 @@ async function sealAgedGaps(
     if ((await sealVoid(deps.table, record.shard, seq, nowMs)) === 'sealed') sealed.push(seq);
   }
   return sealed;
+}
+
+/** Deletes leftover items of committed batches (heal 3); returns how many items went. */
+async function sweepCoveredBatches(deps: RecoveryDeps, record: ShardRecord): Promise<number> {
+  if (record.durableSeq < 1) return 0;
+  const heads = await listBatchHeads(deps.table, record.shard, 1, record.durableSeq);
+  const keys = heads.flatMap((head) =>
+    head.kind === 'void' ? head.itemKeys.filter((key) => key !== batchSk(head.seq)) : head.itemKeys,
+  );
+  await deleteBatches(deps.table, record.shard, keys);
+  return keys.length;
 }

@@ -14,11 +14,10 @@ import type { Readable } from 'node:stream';
 import { CorruptDataError } from '../errors.js';
 import { POSITION_DIGITS } from '../paths.js';
 import type { FramedLine } from '../wal/frame-parser.js';
-import { readFrame, readFrameSync } from '../wal/frame-reader.js';
+import { readFrame, readFrameSync, scanFrame } from '../wal/frame-reader.js';
 import type { Fail } from '../wal/wal-check.js';
 import { AofChecker } from './aof-check.js';
 import type { AofEntry, AofHeader, AofKeyedRow, AofKeylessRow, AofObject } from './format.js';
-import { scanFrame } from './frame-scan.js';
 import { AOF_FRAME, AofTag, parseHeader, parseKeyed, parseKeyless } from './lines-v1.js';
 
 /** Streams an export from its compressed chunks: the header, keyed rows, then keyless rows. */

@@ -17,14 +17,24 @@ export interface BatchRow {
 /** Largest payload chunk per item, leaving room for keys and attributes. */
 export const MAX_CHUNK_BYTES = 350_000;
 
-/** Compresses rows into payload chunks. */
-export function encodeBatchRows(rows: readonly BatchRow[]): Uint8Array[] {
-  const compressed = gzipSync(JSON.stringify(rows), { level: 6 });
+/** A batch serialized once: what the buffer accounts and what the items store. */
+export interface EncodedBatch {
+  rowCount: number;
+  /** Uncompressed JSON bytes: the figure charged against the shard's buffer. */
+  jsonBytes: number;
+  /** Compressed payload, split to fit items. */
+  chunks: Uint8Array[];
+}
+
+/** Serializes and compresses rows into payload chunks. */
+export function encodeBatchRows(rows: readonly BatchRow[]): EncodedBatch {
+  const json = Buffer.from(JSON.stringify(rows), 'utf8');
+  const compressed = gzipSync(json, { level: 6 });
   const chunks: Uint8Array[] = [];
   for (let at = 0; at < compressed.length; at += MAX_CHUNK_BYTES) {
     chunks.push(compressed.subarray(at, at + MAX_CHUNK_BYTES));
   }
-  return chunks;
+  return { rowCount: rows.length, jsonBytes: json.length, chunks };
 }
 
 /** Reassembles and decompresses payload chunks. */

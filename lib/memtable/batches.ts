@@ -12,7 +12,7 @@ import {
   QueryCommand,
 } from '@aws-sdk/client-dynamodb';
 import { GapSealedError, InternalError, UnavailableError } from '../errors.js';
-import { type BatchRow, decodeBatchRows, encodeBatchRows } from './batch-codec.js';
+import { type BatchRow, decodeBatchRows, type EncodedBatch } from './batch-codec.js';
 import { num, str } from './shard-record.js';
 import {
   batchPartSk,
@@ -39,7 +39,8 @@ export type StoredBatch = (
 export interface WriteBatchInput {
   shard: string;
   seq: number;
-  rows: readonly BatchRow[];
+  /** The rows, serialized once by `encodeBatchRows`. */
+  batch: EncodedBatch;
   /** Bytes accounted against the shard's buffer (same figure given to allocateSeq). */
   bytes: number;
   nowMs: number;
@@ -49,7 +50,7 @@ export interface WriteBatchInput {
 /** Step 4 of the put path; throws GapSealedError when the flusher sealed the seq first. */
 export async function writeBatch(table: Table, input: WriteBatchInput): Promise<void> {
   const { shard, seq } = input;
-  const chunks = encodeBatchRows(input.rows);
+  const { chunks } = input.batch;
   const pk = { S: shardPk(shard) };
   // Continuations first: the head is the commit point of the batch.
   for (let part = 1; part < chunks.length; part++) {
@@ -67,7 +68,7 @@ export async function writeBatch(table: Table, input: WriteBatchInput): Promise<
     sk: { S: batchSk(seq) },
     kind: { S: 'rows' },
     parts: { N: String(chunks.length) },
-    rowCount: { N: String(input.rows.length) },
+    rowCount: { N: String(input.batch.rowCount) },
     bytes: { N: String(input.bytes) },
     createdAtMs: { N: String(input.nowMs) },
     data: { B: chunks[0]! },

@@ -12,6 +12,7 @@
 import type { ShardwalConfig } from '../config.js';
 import { InvalidInputError, ShardwalError, UnavailableError } from '../errors.js';
 import { allocateSeq } from '../memtable/allocate.js';
+import { encodeBatchRows } from '../memtable/batch-codec.js';
 import { writeBatch } from '../memtable/batches.js';
 import {
   completeIdempotencyKey,
@@ -67,7 +68,8 @@ export async function putRows(deps: PutDeps, request: PutRequest): Promise<PutRe
     throw new InvalidInputError('durability', 'durable puts are switched off on this deployment');
   }
   const { rows } = parsePutBody(request.body, config.maxRowsPerPut);
-  const bytes = Buffer.byteLength(JSON.stringify(rows));
+  const batch = encodeBatchRows(rows);
+  const bytes = batch.jsonBytes;
   const key = request.idempotencyKey;
   if (key !== undefined) {
     if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
@@ -105,7 +107,7 @@ export async function putRows(deps: PutDeps, request: PutRequest): Promise<PutRe
     await writeBatch(table, {
       shard: request.shard,
       seq: allocation.seq,
-      rows,
+      batch,
       bytes,
       nowMs: deps.now(),
       idempotencyKey: key,

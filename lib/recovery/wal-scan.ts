@@ -5,10 +5,11 @@
  * header's shard and position against the key. Rows are provisional until
  * the scan resolves: the checksum is checked at the trailer.
  */
-import { scanFrame } from '../aof/frame-scan.js';
+
 import { CorruptDataError } from '../errors.js';
 import { walKey } from '../paths.js';
 import type { WalHeader, WalRow } from '../wal/format.js';
+import { scanFrame } from '../wal/frame-reader.js';
 import { parseHeader, parseRow, WAL_FRAME } from '../wal/lines-v1.js';
 import { type Fail, WalChecker } from '../wal/wal-check.js';
 

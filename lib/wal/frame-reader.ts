@@ -55,6 +55,58 @@ export async function* readFrame(
   chunks: AsyncIterable<Uint8Array>,
   format: FrameFormat,
 ): AsyncGenerator<FramedLine, void, undefined> {
+  const parser = new FrameParser(objectKey, format);
+  const splitter = new LineSplitter();
+  for await (const chunk of gunzipChunks(objectKey, chunks)) {
+    for (const line of splitter.push(chunk)) {
+      const framed = parser.line(line);
+      if (framed) yield framed;
+    }
+  }
+  parser.end(splitter.pendingBytes);
+}
+
+/**
+ * Handles one framed line, given also its bytes (without the `\n`; valid only
+ * during the call: copy what is kept). May return a promise for the scan to await.
+ */
+export type LineHandler = (line: FramedLine, bytes: Buffer) => Promise<void> | undefined | void;
+
+/**
+ * `readFrame` with a callback instead of an async generator, for the hot paths
+ * of export and replay: a generator hands every line through an async yield,
+ * which costs more than parsing the line; here each decompressed chunk's lines
+ * are handled synchronously and the loop awaits only per chunk, or when
+ * `onLine` returns a promise (backpressure). Same rules, order and errors.
+ */
+export async function scanFrame(
+  objectKey: string,
+  chunks: AsyncIterable<Uint8Array>,
+  format: FrameFormat,
+  onLine: LineHandler,
+): Promise<void> {
+  const parser = new FrameParser(objectKey, format);
+  const splitter = new LineSplitter();
+  for await (const chunk of gunzipChunks(objectKey, chunks, 256 * 1024)) {
+    for (const bytes of splitter.push(chunk)) {
+      const line = parser.line(bytes);
+      if (!line) continue;
+      const wait = onLine(line, bytes);
+      if (wait) await wait;
+    }
+  }
+  parser.end(splitter.pendingBytes);
+}
+
+/**
+ * Decompresses a stream of gzip chunks (rule 1). Only zlib's own errors mean
+ * damaged bytes (`CorruptDataError`); a failing source passes through.
+ */
+async function* gunzipChunks(
+  objectKey: string,
+  chunks: AsyncIterable<Uint8Array>,
+  chunkSize?: number,
+): AsyncGenerator<Buffer, void, undefined> {
   let compressedBytes = 0;
   let sourceError: unknown;
   async function* counted(): AsyncGenerator<Uint8Array> {
@@ -68,30 +120,21 @@ export async function* readFrame(
       throw error;
     }
   }
-  const gunzip = createGunzip();
+  const gunzip = createGunzip(chunkSize === undefined ? {} : { chunkSize });
   let gunzipError: unknown;
   gunzip.once('error', (error) => {
     gunzipError = error;
   });
   pipeline(Readable.from(counted()), gunzip, () => {}); // errors surface through the iteration below
-  const parser = new FrameParser(objectKey, format);
-  const splitter = new LineSplitter();
   try {
-    for await (const chunk of gunzip as AsyncIterable<Buffer>) {
-      for (const line of splitter.push(chunk)) {
-        const framed = parser.line(line);
-        if (framed) yield framed;
-      }
-    }
+    yield* gunzip as AsyncIterable<Buffer>;
   } catch (error) {
-    // Only zlib's own errors mean damaged bytes; a failing source or consumer passes through.
     if (error === gunzipError && error !== sourceError) throw gzipError(objectKey, error);
     throw error;
   } finally {
     gunzip.destroy();
   }
   checkConsumed(objectKey, gunzip.bytesWritten, compressedBytes);
-  parser.end(splitter.pendingBytes);
 }
 
 interface GunzipInfo {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { GapSealedError } from '../../lib/errors.js';
 import { flushShard } from '../../lib/flush/flush-shard.js';
 import { allocateSeq } from '../../lib/memtable/allocate.js';
+import { encodeBatchRows } from '../../lib/memtable/batch-codec.js';
 import { writeBatch } from '../../lib/memtable/batches.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import type { Table } from '../../lib/memtable/table.js';
@@ -33,7 +34,13 @@ async function allocateOnly(f: Fixture, bytes = 20): Promise<number> {
 
 /** Step 4 for an allocated seq, as the late writer does it. */
 function lateWrite(f: Fixture, seq: number, rows: AckedBatch['rows']): Promise<void> {
-  return writeBatch(f.table, { shard: SHARD, seq, rows, bytes: 20, nowMs: f.clock.now() });
+  return writeBatch(f.table, {
+    shard: SHARD,
+    seq,
+    batch: encodeBatchRows(rows),
+    bytes: 20,
+    nowMs: f.clock.now(),
+  });
 }
 
 /** A table whose void seals first run `before` (to land a write between resolve and seal). */

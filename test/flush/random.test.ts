@@ -5,6 +5,7 @@ import { SimulatedCrash } from '../../lib/flush/fault-points.js';
 import { type FlushOutcome, flushShard } from '../../lib/flush/flush-shard.js';
 import { allocateSeq } from '../../lib/memtable/allocate.js';
 import type { BatchRow } from '../../lib/memtable/batch-codec.js';
+import { encodeBatchRows } from '../../lib/memtable/batch-codec.js';
 import { writeBatch } from '../../lib/memtable/batches.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import { putRows } from '../../lib/put/put-rows.js';
@@ -243,7 +244,13 @@ class Simulation {
   async lateWrite(shard: string, seq: number): Promise<void> {
     const rows: BatchRow[] = [{ row: { late: seq, n: this.#rowCounter++ } }];
     try {
-      await writeBatch(this.f.table, { shard, seq, rows, bytes: 20, nowMs: this.f.clock.now() });
+      await writeBatch(this.f.table, {
+        shard,
+        seq,
+        batch: encodeBatchRows(rows),
+        bytes: 20,
+        nowMs: this.f.clock.now(),
+      });
       this.acked.get(shard)!.push({ seq, rows });
     } catch (error) {
       if (!(error instanceof GapSealedError)) throw error;
@@ -271,7 +278,7 @@ class Simulation {
         writeBatch(f.table, {
           shard,
           seq,
-          rows: [{ row: { never: seq } }],
+          batch: encodeBatchRows([{ row: { never: seq } }]),
           bytes: 20,
           nowMs: f.clock.now(),
         }),

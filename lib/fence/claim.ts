@@ -12,7 +12,7 @@
  */
 import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { type ShardRecord, toShardRecord } from '../memtable/shard-record.js';
-import { CONDITION_FAILED, META_SK, send, shardPk, type Table } from '../memtable/table.js';
+import { CONDITION_FAILED, send, shardRecordKey, type Table } from '../memtable/table.js';
 
 /** A held flush claim. */
 export interface FlushClaim {
@@ -34,7 +34,7 @@ export async function claimFlush(
     table,
     new UpdateItemCommand({
       TableName: table.tableName,
-      Key: { pk: { S: shardPk(shard) }, sk: { S: META_SK } },
+      Key: shardRecordKey(shard),
       UpdateExpression:
         'SET epoch = if_not_exists(epoch, :zero) + :one, leaseOwner = :owner, leaseExpiresAtMs = :expires',
       ConditionExpression:
@@ -56,19 +56,8 @@ export async function claimFlush(
 }
 
 /** Releases the lease if still held under `epoch`; false (a no-op) when a newer claim took over. */
-export async function releaseLease(table: Table, shard: string, epoch: number): Promise<boolean> {
-  const out = await send(
-    table,
-    new UpdateItemCommand({
-      TableName: table.tableName,
-      Key: { pk: { S: shardPk(shard) }, sk: { S: META_SK } },
-      UpdateExpression: 'REMOVE leaseOwner, leaseExpiresAtMs',
-      ConditionExpression: 'epoch = :epoch',
-      ExpressionAttributeValues: { ':epoch': { N: String(epoch) } },
-    }),
-    'UpdateItem release lease',
-  );
-  return out !== CONDITION_FAILED;
+export function releaseLease(table: Table, shard: string, epoch: number): Promise<boolean> {
+  return removeLease(table, shard, 'epoch = :epoch', { ':epoch': { N: String(epoch) } }, 'release');
 }
 
 /**
@@ -76,21 +65,33 @@ export async function releaseLease(table: Table, shard: string, epoch: number): 
  * bumping the epoch. Provably safe: an expired lease blocks nobody's claim
  * anyway; this only tidies the record. Returns true when one was removed.
  */
-export async function clearExpiredLease(
+export function clearExpiredLease(table: Table, shard: string, nowMs: number): Promise<boolean> {
+  return removeLease(
+    table,
+    shard,
+    'leaseExpiresAtMs < :now',
+    { ':now': { N: String(nowMs) } },
+    'clear expired',
+  );
+}
+
+async function removeLease(
   table: Table,
   shard: string,
-  nowMs: number,
+  condition: string,
+  values: Record<string, AttributeValue>,
+  what: string,
 ): Promise<boolean> {
   const out = await send(
     table,
     new UpdateItemCommand({
       TableName: table.tableName,
-      Key: { pk: { S: shardPk(shard) }, sk: { S: META_SK } },
+      Key: shardRecordKey(shard),
       UpdateExpression: 'REMOVE leaseOwner, leaseExpiresAtMs',
-      ConditionExpression: 'leaseExpiresAtMs < :now',
-      ExpressionAttributeValues: { ':now': { N: String(nowMs) } },
+      ConditionExpression: condition,
+      ExpressionAttributeValues: values,
     }),
-    'UpdateItem clear expired lease',
+    `UpdateItem ${what} lease`,
   );
   return out !== CONDITION_FAILED;
 }

@@ -15,7 +15,7 @@
  */
 import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { type ShardRecord, toShardRecord } from '../memtable/shard-record.js';
-import { CONDITION_FAILED, META_SK, send, shardPk, type Table } from '../memtable/table.js';
+import { CONDITION_FAILED, send, shardRecordKey, type Table } from '../memtable/table.js';
 
 /** The cursor movement of one committed WAL object. */
 export interface CommitInput {
@@ -38,7 +38,7 @@ export async function commitFlush(
     table,
     new UpdateItemCommand({
       TableName: table.tableName,
-      Key: { pk: { S: shardPk(input.shard) }, sk: { S: META_SK } },
+      Key: shardRecordKey(input.shard),
       UpdateExpression:
         'SET durableSeq = :lastSeq, walNextPos = :nextPos, nextRowOffset = :nextRow ADD bufferedBytes :released REMOVE leaseOwner, leaseExpiresAtMs',
       ConditionExpression:
@@ -95,7 +95,7 @@ export async function poisonShard(
     table,
     new UpdateItemCommand({
       TableName: table.tableName,
-      Key: { pk: { S: shardPk(shard) }, sk: { S: META_SK } },
+      Key: shardRecordKey(shard),
       UpdateExpression: 'SET poison = :reason, poisonedAtMs = :now',
       ConditionExpression: condition,
       ExpressionAttributeValues: values,

@@ -7,7 +7,7 @@
 import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { BackpressureError, PoisonedError } from '../errors.js';
 import { readShardRecord, toShardRecord } from './shard-record.js';
-import { CONDITION_FAILED, META_SK, PENDING_PK, send, shardPk, type Table } from './table.js';
+import { CONDITION_FAILED, PENDING_PK, send, shardRecordKey, type Table } from './table.js';
 
 /** What the put path needs to know about its allocation. */
 export interface Allocation {
@@ -35,7 +35,7 @@ export async function allocateSeq(table: Table, input: AllocateInput): Promise<A
     table,
     new UpdateItemCommand({
       TableName: table.tableName,
-      Key: { pk: { S: shardPk(shard) }, sk: { S: META_SK } },
+      Key: shardRecordKey(shard),
       UpdateExpression:
         'SET nextSeq = if_not_exists(nextSeq, :one) + :one, pendingPk = :pending, pendingShard = :shard, lastAllocAtMs = :now ADD bufferedBytes :bytes',
       // A batch larger than the whole limit is still admitted into an empty buffer,

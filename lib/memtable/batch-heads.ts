@@ -3,9 +3,10 @@
  * when it was written, its bytes and the sort keys of its items. Recovery
  * reconciles these against S3 without reading every payload.
  */
-import { QueryCommand } from '@aws-sdk/client-dynamodb';
+
+import { groupChunks } from './item-groups.js';
 import { num, str } from './shard-record.js';
-import { batchSk, paginate, shardPk, type Table } from './table.js';
+import { batchRange, isBatchChunk, queryShardItems, type Table } from './table.js';
 
 /** A batch as its head item describes it. */
 export interface BatchHead {
@@ -26,36 +27,21 @@ export async function listBatchHeads(
   toSeq = Number.MAX_SAFE_INTEGER,
 ): Promise<BatchHead[]> {
   const heads: BatchHead[] = [];
-  const headLength = batchSk(0).length;
-  for await (const item of paginate(
+  const items = queryShardItems(
     table,
-    (startKey) =>
-      new QueryCommand({
-        TableName: table.tableName,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
-        ProjectionExpression: 'sk, kind, createdAtMs, bytes, idemKey',
-        ExpressionAttributeValues: {
-          ':pk': { S: shardPk(shard) },
-          ':lo': { S: batchSk(fromSeq) },
-          ':hi': { S: `${batchSk(toSeq)}#~` },
-        },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
+    shard,
+    batchRange(fromSeq, toSeq),
     'Query batch heads',
-  )) {
-    const sk = str(item, 'sk') ?? '';
-    if (sk.length > headLength) {
-      heads.at(-1)?.itemKeys.push(sk);
-      continue;
-    }
+    'sk, kind, createdAtMs, bytes, idemKey',
+  );
+  for await (const { head, sk, itemKeys } of groupChunks(items, isBatchChunk)) {
     heads.push({
       seq: Number(sk.slice('batch#'.length)),
-      kind: str(item, 'kind') === 'void' ? 'void' : 'rows',
-      createdAtMs: num(item, 'createdAtMs', 0),
-      bytes: num(item, 'bytes', 0),
-      idempotencyKey: str(item, 'idemKey'),
-      itemKeys: [sk],
+      kind: str(head, 'kind') === 'void' ? 'void' : 'rows',
+      createdAtMs: num(head, 'createdAtMs', 0),
+      bytes: num(head, 'bytes', 0),
+      idempotencyKey: str(head, 'idemKey'),
+      itemKeys,
     });
   }
   return heads;

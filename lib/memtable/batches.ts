@@ -9,16 +9,18 @@ import {
   BatchWriteItemCommand,
   GetItemCommand,
   PutItemCommand,
-  QueryCommand,
 } from '@aws-sdk/client-dynamodb';
 import { GapSealedError, InternalError, UnavailableError } from '../errors.js';
 import { type BatchRow, decodeBatchRows, type EncodedBatch } from './batch-codec.js';
+import { groupChunks, type ItemGroup } from './item-groups.js';
 import { num, str } from './shard-record.js';
 import {
   batchPartSk,
+  batchRange,
   batchSk,
   CONDITION_FAILED,
-  paginate,
+  isBatchChunk,
+  queryShardItems,
   send,
   sendUnconditional,
   shardPk,
@@ -159,66 +161,33 @@ export async function readBatches(table: Table, input: ReadBatchesInput): Promis
   const { shard } = input;
   const batches: StoredBatch[] = [];
   let bytes = 0;
-  let head: Record<string, AttributeValue> | undefined;
-  let chunks: Uint8Array[] = [];
-  let itemKeys: string[] = [];
-  const finish = () => {
-    if (!head) return;
-    batches.push(toStoredBatch(shard, head, chunks, itemKeys));
-    bytes += batches.at(-1)!.bytes;
-    head = undefined;
-  };
-  for await (const item of paginate(
+  const items = queryShardItems(
     table,
-    (startKey) =>
-      new QueryCommand({
-        TableName: table.tableName,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
-        ExpressionAttributeValues: {
-          ':pk': { S: shardPk(shard) },
-          ':lo': { S: batchSk(input.fromSeq) },
-          ':hi': { S: `${batchSk(input.toSeq)}#~` },
-        },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
+    shard,
+    batchRange(input.fromSeq, input.toSeq),
     'Query batches',
-  )) {
-    const sk = str(item, 'sk') ?? '';
-    if (sk.length > batchSk(0).length) {
-      if (head) {
-        chunks.push(item.data?.B ?? new Uint8Array());
-        itemKeys.push(sk);
-      }
-      continue;
-    }
-    finish();
-    if (bytes >= input.maxBytes && batches.length > 0) return batches;
-    head = item;
-    chunks = item.data?.B ? [item.data.B] : [];
-    itemKeys = [sk];
+  );
+  for await (const group of groupChunks(items, isBatchChunk)) {
+    const batch = toStoredBatch(shard, group);
+    batches.push(batch);
+    bytes += batch.bytes;
+    if (bytes >= input.maxBytes) break;
   }
-  finish();
   return batches;
 }
 
-function toStoredBatch(
-  shard: string,
-  head: Record<string, AttributeValue>,
-  chunks: Uint8Array[],
-  itemKeys: string[],
-): StoredBatch {
-  const sk = str(head, 'sk') ?? '';
-  const seq = Number(sk.slice('batch#'.length));
+function toStoredBatch(shard: string, group: ItemGroup): StoredBatch {
+  const { head, payload, itemKeys } = group;
+  const seq = Number(group.sk.slice('batch#'.length));
   const createdAtMs = num(head, 'createdAtMs', 0);
   if (str(head, 'kind') === 'void') return { seq, kind: 'void', bytes: 0, createdAtMs, itemKeys };
   const parts = num(head, 'parts', 1);
-  if (chunks.length !== parts) {
+  if (payload.length !== parts) {
     throw new InternalError(
-      `shard ${shard} batch ${seq}: expected ${parts} chunks, got ${chunks.length}`,
+      `shard ${shard} batch ${seq}: expected ${parts} chunks, got ${payload.length}`,
     );
   }
-  const rows = decodeBatchRows(`shard ${shard} batch ${seq}`, chunks);
+  const rows = decodeBatchRows(`shard ${shard} batch ${seq}`, payload);
   return { seq, kind: 'rows', rows, bytes: num(head, 'bytes', 0), createdAtMs, itemKeys };
 }
 

@@ -7,12 +7,11 @@
 import { QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import {
   CONDITION_FAILED,
-  META_SK,
   PENDING_INDEX,
   PENDING_PK,
   paginate,
   send,
-  shardPk,
+  shardRecordKey,
   type Table,
 } from './table.js';
 
@@ -52,7 +51,7 @@ export async function clearPending(
     table,
     new UpdateItemCommand({
       TableName: table.tableName,
-      Key: { pk: { S: shardPk(shard) }, sk: { S: META_SK } },
+      Key: shardRecordKey(shard),
       UpdateExpression: 'REMOVE pendingPk, pendingShard SET bufferedBytes = :zero',
       ConditionExpression: 'nextSeq = :next AND durableSeq = :durable',
       ExpressionAttributeValues: {

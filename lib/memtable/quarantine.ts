@@ -10,12 +10,20 @@
  * `generation` is the one the rebuild commits, so a rebuild that crashed and
  * runs again rewrites the same items (idempotent).
  */
-import { type AttributeValue, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { padPosition } from '../paths.js';
 import { type BatchRow, decodeBatchRows } from './batch-codec.js';
 import { deleteBatches } from './batches.js';
+import { groupChunks } from './item-groups.js';
 import { num, str } from './shard-record.js';
-import { batchSk, paginate, sendUnconditional, shardPk, type Table } from './table.js';
+import {
+  batchRange,
+  batchSk,
+  type Item,
+  queryShardItems,
+  sendUnconditional,
+  type Table,
+} from './table.js';
 
 const REJECTED_PREFIX = 'rejected#';
 
@@ -41,7 +49,11 @@ export async function quarantineBatch(
   shard: string,
   input: { seq: number; generation: number; reason: string; nowMs: number },
 ): Promise<string> {
-  const items = await queryItems(table, shard, batchSk(input.seq), `${batchSk(input.seq)}#~`);
+  const items: Item[] = [];
+  const range = batchRange(input.seq, input.seq);
+  for await (const item of queryShardItems(table, shard, range, 'Query batch items')) {
+    items.push(item);
+  }
   const headSk = rejectedSk(input.generation, input.seq);
   for (const item of items) {
     const sk = str(item, 'sk')!;
@@ -67,13 +79,15 @@ export async function quarantineBatch(
 
 /** Every quarantined batch of the shard, oldest generation first, rows decoded. */
 export async function listRejectedBatches(table: Table, shard: string): Promise<RejectedBatch[]> {
-  const items = await queryItems(table, shard, REJECTED_PREFIX, `${REJECTED_PREFIX}~`);
+  const items = queryShardItems(
+    table,
+    shard,
+    { lo: REJECTED_PREFIX, hi: `${REJECTED_PREFIX}~` },
+    'Query rejected batches',
+  );
   const batches: RejectedBatch[] = [];
-  let chunks: Uint8Array[] = [];
-  let head: Record<string, AttributeValue> | undefined;
-  const finish = () => {
-    if (!head) return;
-    const sk = str(head, 'sk')!;
+  const isChunk = (sk: string) => sk.split('#').length > 3;
+  for await (const { head, sk, payload } of groupChunks(items, isChunk)) {
     const [, generation, seq] = sk.split('#');
     batches.push({
       seq: Number(seq),
@@ -82,47 +96,8 @@ export async function listRejectedBatches(table: Table, shard: string): Promise<
       reason: str(head, 'rejectedReason') ?? '',
       createdAtMs: num(head, 'createdAtMs', 0),
       idempotencyKey: str(head, 'idemKey'),
-      rows: str(head, 'kind') === 'void' ? [] : decodeBatchRows(`${shard} ${sk}`, chunks),
+      rows: str(head, 'kind') === 'void' ? [] : decodeBatchRows(`${shard} ${sk}`, payload),
     });
-  };
-  for (const item of items) {
-    const sk = str(item, 'sk')!;
-    if (sk.split('#').length > 3) {
-      chunks.push(item.data?.B ?? new Uint8Array());
-      continue;
-    }
-    finish();
-    head = item;
-    chunks = item.data?.B ? [item.data.B] : [];
   }
-  finish();
   return batches;
-}
-
-async function queryItems(
-  table: Table,
-  shard: string,
-  lo: string,
-  hi: string,
-): Promise<Record<string, AttributeValue>[]> {
-  const items: Record<string, AttributeValue>[] = [];
-  for await (const item of paginate(
-    table,
-    (startKey) =>
-      new QueryCommand({
-        TableName: table.tableName,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
-        ExpressionAttributeValues: {
-          ':pk': { S: shardPk(shard) },
-          ':lo': { S: lo },
-          ':hi': { S: hi },
-        },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    'Query batch items',
-  )) {
-    items.push(item);
-  }
-  return items;
 }

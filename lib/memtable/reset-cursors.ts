@@ -16,11 +16,10 @@ import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb
 import { type ShardRecord, toShardRecord } from './shard-record.js';
 import {
   CONDITION_FAILED,
-  META_SK,
   PENDING_PK,
   send,
   sendUnconditional,
-  shardPk,
+  shardRecordKey,
   type Table,
 } from './table.js';
 
@@ -43,7 +42,7 @@ export async function fenceForRebuild(
     table,
     new UpdateItemCommand({
       TableName: table.tableName,
-      Key: { pk: { S: shardPk(shard) }, sk: { S: META_SK } },
+      Key: shardRecordKey(shard),
       UpdateExpression:
         'SET epoch = if_not_exists(epoch, :zero) + :one, leaseOwner = :owner, leaseExpiresAtMs = :expires, poison = :reason, poisonedAtMs = :now',
       ExpressionAttributeValues: {
@@ -116,7 +115,7 @@ export async function resetCursors(
     table,
     new UpdateItemCommand({
       TableName: table.tableName,
-      Key: { pk: { S: shardPk(shard) }, sk: { S: META_SK } },
+      Key: shardRecordKey(shard),
       UpdateExpression: `SET ${set.join(', ')} REMOVE ${remove.join(', ')} ADD generation :one`,
       ConditionExpression: 'epoch = :epoch',
       ExpressionAttributeValues: values,
@@ -148,7 +147,7 @@ export async function releaseRebuildFence(
     table,
     new UpdateItemCommand({
       TableName: table.tableName,
-      Key: { pk: { S: shardPk(shard) }, sk: { S: META_SK } },
+      Key: shardRecordKey(shard),
       UpdateExpression: update,
       ConditionExpression: 'epoch = :epoch',
       ExpressionAttributeValues: values,

@@ -11,7 +11,7 @@
  *   it change knows the cursors were reset under it.
  */
 import { type AttributeValue, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { META_SK, sendUnconditional, shardPk, type Table } from './table.js';
+import { sendUnconditional, shardRecordKey, type Table } from './table.js';
 
 /** A shard record as the rest of lib sees it. */
 export interface ShardRecord {
@@ -79,7 +79,7 @@ export async function readShardRecord(
     table,
     new GetItemCommand({
       TableName: table.tableName,
-      Key: { pk: { S: shardPk(shard) }, sk: { S: META_SK } },
+      Key: shardRecordKey(shard),
       ConsistentRead: true,
     }),
     'GetItem shard record',

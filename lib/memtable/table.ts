@@ -11,7 +11,7 @@
  * The sparse GSI `pending` (pendingPk, pendingShard) holds only shard records
  * with pending data.
  */
-import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, type DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { InternalError, UnavailableError } from '../errors.js';
 import { padPosition } from '../paths.js';
 
@@ -31,6 +31,11 @@ export const META_SK = 'meta';
 /** Partition key of a shard's record and batches. */
 export function shardPk(shard: string): string {
   return `shard#${shard}`;
+}
+
+/** Primary key of a shard's record. */
+export function shardRecordKey(shard: string): Item {
+  return { pk: { S: shardPk(shard) }, sk: { S: META_SK } };
 }
 
 /** Sort key of the head item of batch `seq`. */
@@ -125,4 +130,41 @@ export async function* paginate(
     yield* out.Items ?? [];
     startKey = out.LastEvaluatedKey;
   } while (startKey);
+}
+
+/** Items of a shard's partition with sort keys in [lo, hi], ascending, read strongly consistent. */
+export function queryShardItems(
+  table: Table,
+  shard: string,
+  range: { lo: string; hi: string },
+  what: string,
+  projection?: string,
+): AsyncGenerator<Item, void, undefined> {
+  return paginate(
+    table,
+    (startKey) =>
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
+        ProjectionExpression: projection,
+        ExpressionAttributeValues: {
+          ':pk': { S: shardPk(shard) },
+          ':lo': { S: range.lo },
+          ':hi': { S: range.hi },
+        },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    what,
+  );
+}
+
+/** Sort-key range of batches `fromSeq`..`toSeq`, heads and chunks. */
+export function batchRange(fromSeq: number, toSeq: number): { lo: string; hi: string } {
+  return { lo: batchSk(fromSeq), hi: `${batchSk(toSeq)}#~` };
+}
+
+/** True for a batch continuation chunk's sort key (longer than a head's). */
+export function isBatchChunk(sk: string): boolean {
+  return sk.length > batchSk(0).length;
 }

@@ -12,7 +12,7 @@
  * export it replayed from, which may be older when the newest did not verify.
  */
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { CONDITION_FAILED, META_SK, send, shardPk, type Table } from './table.js';
+import { CONDITION_FAILED, send, shardRecordKey, type Table } from './table.js';
 
 /** Records `coveredPosition` as the watermark if it moves it forward; 'unchanged' otherwise. */
 export async function recordWatermark(
@@ -25,7 +25,7 @@ export async function recordWatermark(
     table,
     new UpdateItemCommand({
       TableName: table.tableName,
-      Key: { pk: { S: shardPk(shard) }, sk: { S: META_SK } },
+      Key: shardRecordKey(shard),
       UpdateExpression: 'SET aofWatermark = :covered, aofWatermarkAtMs = :now',
       ConditionExpression:
         'attribute_exists(pk) AND walNextPos >= :covered AND (attribute_not_exists(aofWatermark) OR aofWatermark < :covered)',

@@ -14,8 +14,7 @@
  *    JSON object row.
  * 6. There are exactly `keyedCount` keyed and `keylessCount` keyless records.
  */
-import { SHARD_NAME_PATTERN } from '../paths.js';
-import { type Fail, isJsonObject, show } from '../wal/wal-check.js';
+import { checkCountsAndShard, type Fail, isCount, isJsonObject, show } from '../wal/wal-check.js';
 import type { AofHeader, AofKeyedRow, AofKeylessRow } from './format.js';
 
 const COUNT_FIELDS = [
@@ -26,10 +25,6 @@ const COUNT_FIELDS = [
   'keylessCount',
   'createdAtMs',
 ] as const;
-
-function isCount(value: unknown): value is number {
-  return Number.isSafeInteger(value) && (value as number) >= 0;
-}
 
 /** Applies the rules to one export: construct with its header, call `keyed`/`keyless` per record, then `finish`. */
 export class AofChecker {
@@ -43,14 +38,7 @@ export class AofChecker {
     readonly header: AofHeader,
     private readonly fail: Fail,
   ) {
-    for (const field of COUNT_FIELDS) {
-      if (!isCount(header[field])) {
-        fail(`header: ${field} must be a non-negative integer, got ${show(header[field])}`);
-      }
-    }
-    if (typeof header.shard !== 'string' || !SHARD_NAME_PATTERN.test(header.shard)) {
-      fail(`header: shard must match ${SHARD_NAME_PATTERN}, got ${show(header.shard)}`);
-    }
+    checkCountsAndShard(header, COUNT_FIELDS, fail);
     const previous = header.previousExport;
     if (previous !== null && !(isCount(previous) && previous < header.coveredPosition)) {
       fail(

@@ -5,7 +5,7 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { InvalidInputError, NotFoundError } from '../errors.js';
-import { readShardRecord } from '../memtable/shard-record.js';
+import { readShardRecord, snapshotCursors } from '../memtable/shard-record.js';
 import type { Table } from '../memtable/table.js';
 import { Metric } from '../observability/metric-names.js';
 import { metrics } from '../observability/telemetry.js';
@@ -16,24 +16,9 @@ import { json } from './responses.js';
 /** Status JSON of a shard. */
 export async function shardStatus(table: Table, shard: string) {
   assertShardName(shard);
-  const record = await readShardRecord(table, shard);
-  if (!record) throw new NotFoundError(`shard ${shard}`);
-  return {
-    shard,
-    nextSeq: record.nextSeq,
-    durableSeq: record.durableSeq,
-    walNextPos: record.walNextPos,
-    nextRowOffset: record.nextRowOffset,
-    bufferedBytes: record.bufferedBytes,
-    pending: record.pending,
-    epoch: record.epoch,
-    generation: record.generation,
-    lease: record.leaseOwner
-      ? { owner: record.leaseOwner, expiresAtMs: record.leaseExpiresAtMs }
-      : null,
-    poison: record.poison ?? null,
-    aofWatermark: record.aofWatermark,
-  };
+  const cursors = snapshotCursors(await readShardRecord(table, shard));
+  if (!cursors) throw new NotFoundError(`shard ${shard}`);
+  return { shard, ...cursors };
 }
 
 /** Handles both status routes. */

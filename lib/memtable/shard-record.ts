@@ -86,3 +86,38 @@ export async function readShardRecord(
   );
   return out.Item ? toShardRecord(shard, out.Item) : undefined;
 }
+
+/** A plain snapshot of a shard record's cursors, fence and flags: the status JSON and report form. */
+export interface CursorSnapshot {
+  nextSeq: number;
+  durableSeq: number;
+  walNextPos: number;
+  nextRowOffset: number;
+  bufferedBytes: number;
+  pending: boolean;
+  epoch: number;
+  generation: number;
+  lease: { owner: string; expiresAtMs: number | null } | null;
+  poison: string | null;
+  aofWatermark: number;
+}
+
+/** The snapshot of `record`, or null when there is none. */
+export function snapshotCursors(record: ShardRecord | undefined): CursorSnapshot | null {
+  if (!record) return null;
+  return {
+    nextSeq: record.nextSeq,
+    durableSeq: record.durableSeq,
+    walNextPos: record.walNextPos,
+    nextRowOffset: record.nextRowOffset,
+    bufferedBytes: record.bufferedBytes,
+    pending: record.pending,
+    epoch: record.epoch,
+    generation: record.generation,
+    lease: record.leaseOwner
+      ? { owner: record.leaseOwner, expiresAtMs: record.leaseExpiresAtMs ?? null }
+      : null,
+    poison: record.poison ?? null,
+    aofWatermark: record.aofWatermark,
+  };
+}

@@ -13,7 +13,8 @@ import type { Table } from '../memtable/table.js';
 export interface WaitDurableInput {
   shard: string;
   seq: number;
-  generation: number;
+  /** Generation at allocation; undefined adopts the first one read (a repeat that did not allocate). */
+  generation: number | undefined;
   waitMs: number;
   /** First re-read delay; it doubles after each read up to `maxPollMs`. */
   pollMs: number;
@@ -28,13 +29,15 @@ export async function waitDurable(table: Table, input: WaitDurableInput): Promis
   const deadline = input.now() + input.waitMs;
   // Backoff bounds the reads a long wait costs; the cap bounds the latency it adds.
   let delay = input.pollMs;
+  let generation = input.generation;
   for (;;) {
     const record = await readShardRecord(table, input.shard);
     if (record?.poison) throw new PoisonedError(input.shard, record.poison);
-    if (record && record.generation !== input.generation) {
+    generation ??= record?.generation;
+    if (record && record.generation !== generation) {
       throw new FencedError(
         input.shard,
-        `rebuilt by recovery (generation ${input.generation} → ${record.generation}) while seq ${input.seq} awaited durability; check its status`,
+        `rebuilt by recovery (generation ${generation} → ${record.generation}) while seq ${input.seq} awaited durability; check its status`,
       );
     }
     if (record && record.durableSeq >= input.seq) return true;

@@ -20,7 +20,6 @@ import {
   releaseIdempotencyKey,
   reserveIdempotencyKey,
 } from '../memtable/idempotency.js';
-import { readShardRecord } from '../memtable/shard-record.js';
 import type { Table } from '../memtable/table.js';
 import { assertShardName } from '../paths.js';
 import { waitDurable } from './durable-wait.js';
@@ -127,37 +126,33 @@ export async function putRows(deps: PutDeps, request: PutRequest): Promise<PutRe
     // Best effort: a lost request only means the next tick flushes this shard instead.
     await deps.requestFlush(request.shard).catch(() => undefined);
   }
-  if (request.durability === Durability.durable) {
-    const durable = await waitDurable(table, {
-      shard: request.shard,
-      seq: ack.seq,
-      generation,
-      waitMs: config.durableWaitMs,
-      pollMs: config.durablePollMs,
-      maxPollMs: maxPollMs(config),
-      now: deps.now,
-      sleep: deps.sleep,
-    });
-    ack = { ...ack, durable };
-  }
+  if (request.durability === Durability.durable) ack = await withDurability(deps, ack, generation);
   return { ack, repeated: false, bytes };
 }
 
 /** A repeat returns the original ack; a durable repeat also waits for that seq's durability. */
 async function repeatAck(deps: PutDeps, ack: PutAck, durability: Durability): Promise<PutResult> {
   if (durability !== Durability.durable || ack.durable) return { ack, repeated: true, bytes: 0 };
-  const record = await readShardRecord(deps.table, ack.shard);
+  return { ack: await withDurability(deps, ack, undefined), repeated: true, bytes: 0 };
+}
+
+/** Waits, bounded, for the ack's seq to be durable; the ack with `durable` set. */
+async function withDurability(
+  deps: PutDeps,
+  ack: PutAck,
+  generation: number | undefined,
+): Promise<PutAck> {
   const durable = await waitDurable(deps.table, {
     shard: ack.shard,
     seq: ack.seq,
-    generation: record?.generation ?? 0,
+    generation,
     waitMs: deps.config.durableWaitMs,
     pollMs: deps.config.durablePollMs,
     maxPollMs: maxPollMs(deps.config),
     now: deps.now,
     sleep: deps.sleep,
   });
-  return { ack: { ...ack, durable }, repeated: true, bytes: 0 };
+  return { ...ack, durable };
 }
 
 /**

@@ -18,7 +18,7 @@
  * This index is the API the CLI and the recovery function call.
  */
 export { listRejectedBatches, type RejectedBatch } from '../memtable/quarantine.js';
-export { type CursorSnapshot, snapshotCursors } from './cursors.js';
+export { type CursorSnapshot, snapshotCursors } from '../memtable/shard-record.js';
 export { type RecoveryDeps, recoveryDeps } from './deps.js';
 export type { ExportFallback } from './export-source.js';
 export { type Finding, FindingKind, type Heal, HealKind } from './findings.js';

@@ -1,5 +1,5 @@
 /** The report of a rebuild: plain JSON (what `--json` prints), rendered to text by `render.ts`. */
-import type { CursorSnapshot } from './cursors.js';
+import type { CursorSnapshot } from '../memtable/shard-record.js';
 import type { ExportFallback } from './export-source.js';
 import type { Reconciliation } from './reconcile-batches.js';
 import type { ExportUsed } from './replay.js';

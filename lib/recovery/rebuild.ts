@@ -29,11 +29,10 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { NotFoundError } from '../errors.js';
 import { fenceForRebuild, releaseRebuildFence, resetCursors } from '../memtable/reset-cursors.js';
-import { readShardRecord } from '../memtable/shard-record.js';
+import { readShardRecord, snapshotCursors } from '../memtable/shard-record.js';
 import { Metric } from '../observability/metric-names.js';
 import { logger, metrics } from '../observability/telemetry.js';
 import { assertShardName } from '../paths.js';
-import { snapshotCursors } from './cursors.js';
 import type { RecoveryDeps } from './deps.js';
 import { Phase, type ProgressListener } from './progress.js';
 import type { RebuildReport } from './rebuild-report.js';

@@ -4,7 +4,7 @@
  * laid out for a person, with the loud parts (warnings, stops, rejected rows)
  * in capitals so they are not missed.
  */
-import type { CursorSnapshot } from './cursors.js';
+import type { CursorSnapshot } from '../memtable/shard-record.js';
 import type { RebuildReport } from './rebuild-report.js';
 import type { VerifyReport } from './verify.js';
 import type { VerifyAllReport } from './verify-all.js';

@@ -13,6 +13,7 @@
  * 4. The WAL tail is applied in position order; an object in an unknown format
  *    version stops the replay by its error's name (never skipped).
  */
+import type { AofHeader } from '../aof/format.js';
 import { logger } from '../observability/telemetry.js';
 import type { ObjectStore } from '../store/object-store.js';
 import {
@@ -48,17 +49,8 @@ export interface ObjectSpan {
   createdAtMs: number;
 }
 
-/** The export a replay started from. */
-export interface ExportUsed {
-  key: string;
-  coveredPosition: number;
-  lastSeq: number;
-  nextRowOffset: number;
-  keyedCount: number;
-  keylessCount: number;
-  previousExport: number | null;
-  createdAtMs: number;
-}
+/** The export a replay started from: its header, named by its key. */
+export type ExportUsed = Omit<AofHeader, 'shard'> & { key: string };
 
 /** The outcome of a replay. */
 export interface Replay {
@@ -137,16 +129,8 @@ export async function replayShard(
       const { header } = loaded.result;
       state = loaded.result.state;
       exportRows = loaded.result.rows;
-      exportUsed = {
-        key: loaded.ref.key,
-        coveredPosition: header.coveredPosition,
-        lastSeq: header.lastSeq,
-        nextRowOffset: header.nextRowOffset,
-        keyedCount: header.keyedCount,
-        keylessCount: header.keylessCount,
-        previousExport: header.previousExport,
-        createdAtMs: header.createdAtMs,
-      };
+      const { shard: _shard, ...fields } = header;
+      exportUsed = { key: loaded.ref.key, ...fields };
     } else {
       const why =
         refs.length === 0

@@ -18,9 +18,13 @@
 
 import { peekAofHeader } from '../aof/reader.js';
 import { CorruptDataError, NotFoundError } from '../errors.js';
-import { readShardRecord, type ShardRecord } from '../memtable/shard-record.js';
+import {
+  type CursorSnapshot,
+  readShardRecord,
+  type ShardRecord,
+  snapshotCursors,
+} from '../memtable/shard-record.js';
 import { aofKey, assertShardName, shardPrefix } from '../paths.js';
-import { type CursorSnapshot, snapshotCursors } from './cursors.js';
 import type { RecoveryDeps } from './deps.js';
 import { listExports, streamExport } from './export-source.js';
 import { type Finding, FindingKind, type Heal, reportFinding, reportHeal } from './findings.js';

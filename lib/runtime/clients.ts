@@ -18,28 +18,24 @@ export const ENDPOINT_ENV = {
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
+/**
+ * Client options for an emulator at `env[name]` (its endpoint, a region and
+ * dummy credentials), or `{}` for AWS's defaults when it is not set.
+ */
+function emulatorOptions(env: NodeJS.ProcessEnv, name: string) {
+  const endpoint = env[name];
+  if (!endpoint) return {};
+  return { endpoint, region: env.AWS_REGION ?? 'us-east-1', credentials: LOCAL_CREDENTIALS };
+}
+
 /** A DynamoDB client; local endpoint and dummy credentials when overridden. */
 export function dynamoClientFromEnv(env: NodeJS.ProcessEnv = process.env): DynamoDBClient {
-  const endpoint = env[ENDPOINT_ENV.dynamodb];
-  return endpoint
-    ? new DynamoDBClient({
-        endpoint,
-        region: env.AWS_REGION ?? 'us-east-1',
-        credentials: LOCAL_CREDENTIALS,
-      })
-    : new DynamoDBClient({});
+  return new DynamoDBClient(emulatorOptions(env, ENDPOINT_ENV.dynamodb));
 }
 
 /** An SQS client; local endpoint and dummy credentials when overridden. */
 export function sqsClientFromEnv(env: NodeJS.ProcessEnv = process.env): SQSClient {
-  const endpoint = env[ENDPOINT_ENV.sqs];
-  return endpoint
-    ? new SQSClient({
-        endpoint,
-        region: env.AWS_REGION ?? 'us-east-1',
-        credentials: LOCAL_CREDENTIALS,
-      })
-    : new SQSClient({});
+  return new SQSClient(emulatorOptions(env, ENDPOINT_ENV.sqs));
 }
 
 /** The object store: the filesystem under SHARDWAL_STORE_DIR, else the S3 bucket. */
@@ -49,13 +45,5 @@ export function objectStoreFromEnv(
 ): ObjectStore {
   const dir = env[ENDPOINT_ENV.storeDir];
   if (dir) return new FsObjectStore(dir);
-  const endpoint = env[ENDPOINT_ENV.s3];
-  const client = endpoint
-    ? createS3Client({
-        endpoint,
-        region: env.AWS_REGION ?? 'us-east-1',
-        credentials: LOCAL_CREDENTIALS,
-      })
-    : createS3Client({});
-  return new S3ObjectStore(client, bucketName);
+  return new S3ObjectStore(createS3Client(emulatorOptions(env, ENDPOINT_ENV.s3)), bucketName);
 }

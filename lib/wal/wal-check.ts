@@ -31,8 +31,28 @@ const INTEGER_FIELDS = [
   'createdAtMs',
 ] as const;
 
-function isCount(value: unknown): value is number {
+/** True for a non-negative safe integer. */
+export function isCount(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+/**
+ * The header rule every framed format shares: the named fields are
+ * non-negative safe integers and `shard` is a valid shard name.
+ */
+export function checkCountsAndShard<H extends { shard: unknown }>(
+  header: H,
+  countFields: readonly (keyof H & string)[],
+  fail: Fail,
+): void {
+  for (const field of countFields) {
+    if (!isCount(header[field])) {
+      fail(`header: ${field} must be a non-negative integer, got ${show(header[field])}`);
+    }
+  }
+  if (typeof header.shard !== 'string' || !SHARD_NAME_PATTERN.test(header.shard)) {
+    fail(`header: shard must match ${SHARD_NAME_PATTERN}, got ${show(header.shard)}`);
+  }
 }
 
 /** A value for an error message, cut short: a damaged object can hold anything. */
@@ -58,14 +78,7 @@ export class WalChecker {
     readonly header: WalHeader,
     private readonly fail: Fail,
   ) {
-    for (const field of INTEGER_FIELDS) {
-      if (!isCount(header[field])) {
-        fail(`header: ${field} must be a non-negative integer, got ${show(header[field])}`);
-      }
-    }
-    if (typeof header.shard !== 'string' || !SHARD_NAME_PATTERN.test(header.shard)) {
-      fail(`header: shard must match ${SHARD_NAME_PATTERN}, got ${show(header.shard)}`);
-    }
+    checkCountsAndShard(header, INTEGER_FIELDS, fail);
     if (header.firstSeq > header.lastSeq) {
       fail(`header: firstSeq ${header.firstSeq} is after lastSeq ${header.lastSeq}`);
     }

@@ -6,6 +6,7 @@ import { startLocalStack } from '../../infra/local/local-stack.js';
 import { startDynalite } from '../../lib/memtable/dynalite-server.js';
 import { walKey, walPrefix } from '../../lib/paths.js';
 import { postJson } from '../local/http-client.js';
+import { testStackSettings } from '../support/local-stack.js';
 import { cli, jsonLines, useEnv } from './cli-io.js';
 import { startS3, uploadObjects } from './s3-emulator.js';
 
@@ -29,16 +30,7 @@ beforeAll(async () => {
   root = await mkdtemp(path.join(os.tmpdir(), 'shardwal-cli-'));
   dataDir = path.join(root, 'data');
   // A small interval and one WAL object per flush give alpha several objects.
-  const stack = await startLocalStack({
-    port: 0,
-    dynamodbPort: 0,
-    sqsPort: 0,
-    dataDir,
-    flushIntervalMs: 50,
-    logLevel: 'SILENT',
-    exportEveryMs: undefined,
-    verifyEveryMs: undefined,
-  });
+  const stack = await startLocalStack(testStackSettings(dataDir));
   const rows = `${stack.info.httpUrl}/v1/shards/alpha/rows?durability=durable`;
   const bodies = [
     { rows: [{ n: 1 }, { n: 2 }] },

@@ -24,6 +24,7 @@ import { startDynalite } from '../../lib/memtable/dynalite-server.js';
 import { META_SK, shardPk } from '../../lib/memtable/table.js';
 import { aofKey, aofPrefix, walKey, walPrefix } from '../../lib/paths.js';
 import { eventually, postJson, send } from '../local/http-client.js';
+import { testStackSettings } from '../support/local-stack.js';
 import { cli, jsonLines, useEnv } from './cli-io.js';
 import { startS3, uploadObjects } from './s3-emulator.js';
 
@@ -101,16 +102,7 @@ beforeAll(async () => {
   durableWait.set();
   root = await mkdtemp(path.join(os.tmpdir(), 'shardwal-recovery-cli-'));
   dataDir = path.join(root, 'data');
-  settings = {
-    port: 0,
-    dynamodbPort: 0,
-    sqsPort: 0,
-    dataDir,
-    flushIntervalMs: 50,
-    logLevel: 'SILENT',
-    exportEveryMs: undefined,
-    verifyEveryMs: undefined,
-  };
+  settings = testStackSettings(dataDir);
   stack = await startStack(dataDir);
   const base = stack.info.httpUrl;
   for (const body of FIRST) await put(base, 'orders', body);

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.js';
 import type { VerifyAllReport } from '../../lib/recovery/verify-all.js';
 import { cli, jsonLines, useEnv } from '../cli/cli-io.js';
+import { testStackSettings } from '../support/local-stack.js';
 import { eventually, postJson, send } from './http-client.js';
 
 let dataDir: string;
@@ -28,16 +29,9 @@ async function status(shard: string): Promise<{ walNextPos: number; aofWatermark
 beforeAll(async () => {
   durableWait.set();
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'shardwal-jobs-'));
-  stack = await startLocalStack({
-    port: 0,
-    dynamodbPort: 0,
-    sqsPort: 0,
-    dataDir,
-    flushIntervalMs: 50,
-    logLevel: 'SILENT',
-    exportEveryMs: 150,
-    verifyEveryMs: 200,
-  });
+  stack = await startLocalStack(
+    testStackSettings(dataDir, { exportEveryMs: 150, verifyEveryMs: 200 }),
+  );
 });
 
 afterAll(async () => {

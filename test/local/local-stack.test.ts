@@ -16,6 +16,7 @@ import { StackRunningError } from '../../lib/local/errors.js';
 import type { LocalSettings } from '../../lib/local/local-settings.js';
 import { cli, jsonLines, useEnv } from '../cli/cli-io.js';
 import { EventFile, loadEvent } from '../support/events.js';
+import { testStackSettings } from '../support/local-stack.js';
 import { eventually, postJson, send } from './http-client.js';
 
 let dataDir: string;
@@ -39,16 +40,7 @@ const durableWait = useEnv('SHARDWAL_DURABLE_WAIT_MS', '15000');
 beforeAll(async () => {
   durableWait.set();
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'shardwal-local-'));
-  settings = {
-    port: 0,
-    dynamodbPort: 0,
-    sqsPort: 0,
-    dataDir,
-    flushIntervalMs: 50,
-    logLevel: 'SILENT',
-    exportEveryMs: undefined,
-    verifyEveryMs: undefined,
-  };
+  settings = testStackSettings(dataDir);
   stack = await startLocalStack(settings);
   base = stack.info.httpUrl;
 });

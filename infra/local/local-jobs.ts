@@ -47,7 +47,7 @@ export function startLocalJobs(input: { export?: JobInput; verify?: JobInput }):
         run: (cutShort) =>
           handler(
             scheduledEvent('export', randomUUID(), Date.now()),
-            lambdaContext('shardwal-export', JOB_TIMEOUT_MS, cutShort),
+            lambdaContext('shardwal-export', { timeoutMs: JOB_TIMEOUT_MS, cutShort }),
           ),
       }),
     );
@@ -62,7 +62,7 @@ export function startLocalJobs(input: { export?: JobInput; verify?: JobInput }):
         run: (cutShort) =>
           handler(
             { ...VERIFY_SCHEDULE_INPUT },
-            lambdaContext('shardwal-recover', JOB_TIMEOUT_MS, cutShort),
+            lambdaContext('shardwal-recover', { timeoutMs: JOB_TIMEOUT_MS, cutShort }),
           ),
       }),
     );

@@ -127,7 +127,7 @@ export async function startStackRuntime(input: RuntimeInput): Promise<StackRunti
     sqs: input.sqs,
     queueUrl: input.queueUrl,
     source: input.queue,
-    handler: (event) => putSqs(event, lambdaContext('shardwal-put-sqs', 60_000)),
+    handler: (event) => putSqs(event, lambdaContext('shardwal-put-sqs', { timeoutMs: 60_000 })),
     onError: (error, what) => logger.error(`sqs ${what} failed`, { error: error as Error }),
   });
   poller.start();

@@ -2,17 +2,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { JsonObject } from '../lib/wal/format.js';
 
-/** mulberry32: a small seeded PRNG so every run puts the same data. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from '../lib/seeded-random.js';
 
 /** One put of the workload. */
 export interface Job {

@@ -1,21 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, UnavailableError } from '../../lib/errors.js';
 import { walKey } from '../../lib/paths.js';
+import { seededRandom as seeded } from '../../lib/seeded-random.js';
 import { FaultyObjectStore } from '../../lib/store/faulty-store.js';
 import { MemoryObjectStore } from '../../lib/store/memory-store.js';
 import { collect } from './contract.js';
-
-/** mulberry32: a tiny seeded PRNG, so fault sequences are reproducible. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const key = walKey('a', 0);
 

@@ -10,9 +10,9 @@
  *     commit being conditional on the epoch (see `commit.ts`), so a zombie
  *     whose lease expired cannot commit after a newer claim.
  */
-import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { type ShardRecord, toShardRecord } from '../memtable/shard-record.js';
-import { CONDITION_FAILED, send, shardRecordKey, type Table } from '../memtable/table.js';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { type ShardRecord, updateShardRecord } from '../memtable/shard-record.js';
+import type { Table } from '../memtable/table.js';
 
 /** A held flush claim. */
 export interface FlushClaim {
@@ -30,28 +30,26 @@ export async function claimFlush(
   nowMs: number,
   leaseMs: number,
 ): Promise<FlushClaim | undefined> {
-  const out = await send<{ Attributes?: Record<string, AttributeValue> }>(
+  const out = await updateShardRecord(
     table,
-    new UpdateItemCommand({
-      TableName: table.tableName,
-      Key: shardRecordKey(shard),
-      UpdateExpression:
+    shard,
+    {
+      update:
         'SET epoch = if_not_exists(epoch, :zero) + :one, leaseOwner = :owner, leaseExpiresAtMs = :expires',
-      ConditionExpression:
+      condition:
         'attribute_exists(pk) AND attribute_not_exists(poison) AND (attribute_not_exists(leaseExpiresAtMs) OR leaseExpiresAtMs < :now)',
-      ExpressionAttributeValues: {
+      values: {
         ':zero': { N: '0' },
         ':one': { N: '1' },
         ':owner': { S: owner },
         ':expires': { N: String(nowMs + leaseMs) },
         ':now': { N: String(nowMs) },
       },
-      ReturnValues: 'ALL_NEW',
-    }),
+    },
     'UpdateItem claim flush',
   );
-  if (out === CONDITION_FAILED) return undefined;
-  const record = toShardRecord(shard, out.Attributes ?? {});
+  if (out === undefined) return undefined;
+  const record = out;
   return { epoch: record.epoch, owner, record };
 }
 
@@ -82,16 +80,15 @@ async function removeLease(
   values: Record<string, AttributeValue>,
   what: string,
 ): Promise<boolean> {
-  const out = await send(
+  const out = await updateShardRecord(
     table,
-    new UpdateItemCommand({
-      TableName: table.tableName,
-      Key: shardRecordKey(shard),
-      UpdateExpression: 'REMOVE leaseOwner, leaseExpiresAtMs',
-      ConditionExpression: condition,
-      ExpressionAttributeValues: values,
-    }),
+    shard,
+    {
+      update: 'REMOVE leaseOwner, leaseExpiresAtMs',
+      condition: condition,
+      values: values,
+    },
     `UpdateItem ${what} lease`,
   );
-  return out !== CONDITION_FAILED;
+  return out !== undefined;
 }

@@ -13,9 +13,9 @@
  *     condition as C1): a fenced zombie resolves from a stale record, so its
  *     "divergence" at a slot a newer flusher already committed is not one.
  */
-import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { type ShardRecord, toShardRecord } from '../memtable/shard-record.js';
-import { CONDITION_FAILED, send, shardRecordKey, type Table } from '../memtable/table.js';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { type ShardRecord, updateShardRecord } from '../memtable/shard-record.js';
+import type { Table } from '../memtable/table.js';
 
 /** The cursor movement of one committed WAL object. */
 export interface CommitInput {
@@ -34,18 +34,17 @@ export async function commitFlush(
   table: Table,
   input: CommitInput,
 ): Promise<ShardRecord | undefined> {
-  const out = await send<{ Attributes?: Record<string, AttributeValue> }>(
+  const out = await updateShardRecord(
     table,
-    new UpdateItemCommand({
-      TableName: table.tableName,
-      Key: shardRecordKey(input.shard),
-      UpdateExpression:
+    input.shard,
+    {
+      update:
         'SET durableSeq = :lastSeq, walNextPos = :nextPos, nextRowOffset = :nextRow ADD bufferedBytes :released REMOVE leaseOwner, leaseExpiresAtMs',
-      ConditionExpression:
+      condition:
         input.position === 0
           ? 'epoch = :epoch AND (attribute_not_exists(walNextPos) OR walNextPos = :pos)'
           : 'epoch = :epoch AND walNextPos = :pos',
-      ExpressionAttributeValues: {
+      values: {
         ':lastSeq': { N: String(input.lastSeq) },
         ':nextPos': { N: String(input.position + 1) },
         ':nextRow': { N: String(input.nextRowOffset) },
@@ -53,11 +52,10 @@ export async function commitFlush(
         ':epoch': { N: String(input.epoch) },
         ':pos': { N: String(input.position) },
       },
-      ReturnValues: 'ALL_NEW',
-    }),
+    },
     'UpdateItem commit flush',
   );
-  return out === CONDITION_FAILED ? undefined : toShardRecord(input.shard, out.Attributes ?? {});
+  return out;
 }
 
 /** The flusher a poison verdict comes from: its epoch and the position it was appending. */
@@ -91,16 +89,15 @@ export async function poisonShard(
         ? ' AND epoch = :epoch AND (attribute_not_exists(walNextPos) OR walNextPos = :pos)'
         : ' AND epoch = :epoch AND walNextPos = :pos';
   }
-  const out = await send(
+  const out = await updateShardRecord(
     table,
-    new UpdateItemCommand({
-      TableName: table.tableName,
-      Key: shardRecordKey(shard),
-      UpdateExpression: 'SET poison = :reason, poisonedAtMs = :now',
-      ConditionExpression: condition,
-      ExpressionAttributeValues: values,
-    }),
+    shard,
+    {
+      update: 'SET poison = :reason, poisonedAtMs = :now',
+      condition: condition,
+      values: values,
+    },
     'UpdateItem poison shard',
   );
-  return out !== CONDITION_FAILED;
+  return out !== undefined;
 }

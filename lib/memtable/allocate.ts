@@ -4,10 +4,9 @@
  * batch's bytes. The update is refused when the shard is poisoned or its
  * buffered bytes are over the limit, so a refused put leaves no trace.
  */
-import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { BackpressureError, PoisonedError } from '../errors.js';
-import { readShardRecord, toShardRecord } from './shard-record.js';
-import { CONDITION_FAILED, PENDING_PK, send, shardRecordKey, type Table } from './table.js';
+import { readShardRecord, updateShardRecord } from './shard-record.js';
+import { PENDING_PK, type Table } from './table.js';
 
 /** What the put path needs to know about its allocation. */
 export interface Allocation {
@@ -31,18 +30,17 @@ export interface AllocateInput {
 /** Allocates the next batch seq of `shard`; throws PoisonedError or BackpressureError. */
 export async function allocateSeq(table: Table, input: AllocateInput): Promise<Allocation> {
   const { shard, bytes, nowMs, maxBufferedBytes } = input;
-  const out = await send<{ Attributes?: Record<string, AttributeValue> }>(
+  const out = await updateShardRecord(
     table,
-    new UpdateItemCommand({
-      TableName: table.tableName,
-      Key: shardRecordKey(shard),
-      UpdateExpression:
+    shard,
+    {
+      update:
         'SET nextSeq = if_not_exists(nextSeq, :one) + :one, pendingPk = :pending, pendingShard = :shard, lastAllocAtMs = :now ADD bufferedBytes :bytes',
       // A batch larger than the whole limit is still admitted into an empty buffer,
       // otherwise it could never be written at all.
-      ConditionExpression:
+      condition:
         'attribute_not_exists(poison) AND (attribute_not_exists(bufferedBytes) OR bufferedBytes <= :zero OR bufferedBytes <= :room)',
-      ExpressionAttributeValues: {
+      values: {
         ':one': { N: '1' },
         ':zero': { N: '0' },
         ':pending': { S: PENDING_PK },
@@ -51,11 +49,10 @@ export async function allocateSeq(table: Table, input: AllocateInput): Promise<A
         ':bytes': { N: String(bytes) },
         ':room': { N: String(maxBufferedBytes - bytes) },
       },
-      ReturnValues: 'ALL_NEW',
-    }),
+    },
     'UpdateItem allocate seq',
   );
-  if (out === CONDITION_FAILED) {
+  if (out === undefined) {
     // dynalite ignores ReturnValuesOnConditionCheckFailure, so read why.
     const record = await readShardRecord(table, shard);
     if (record?.poison) throw new PoisonedError(shard, record.poison);
@@ -66,7 +63,7 @@ export async function allocateSeq(table: Table, input: AllocateInput): Promise<A
       input.retryAfterSeconds,
     );
   }
-  const record = toShardRecord(shard, out.Attributes ?? {});
+  const record = out;
   return {
     seq: record.nextSeq - 1,
     bufferedBytes: record.bufferedBytes,

@@ -4,16 +4,9 @@
  * marker in its allocation update; the flusher clears it only when no put
  * arrived since (condition on `nextSeq`).
  */
-import { QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import {
-  CONDITION_FAILED,
-  PENDING_INDEX,
-  PENDING_PK,
-  paginate,
-  send,
-  shardRecordKey,
-  type Table,
-} from './table.js';
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import { updateShardRecord } from './shard-record.js';
+import { PENDING_INDEX, PENDING_PK, paginate, type Table } from './table.js';
 
 /** Names of shards marked pending, ascending. */
 export async function listPendingShards(table: Table): Promise<string[]> {
@@ -47,20 +40,19 @@ export async function clearPending(
   shard: string,
   expectedNextSeq: number,
 ): Promise<boolean> {
-  const out = await send(
+  const out = await updateShardRecord(
     table,
-    new UpdateItemCommand({
-      TableName: table.tableName,
-      Key: shardRecordKey(shard),
-      UpdateExpression: 'REMOVE pendingPk, pendingShard SET bufferedBytes = :zero',
-      ConditionExpression: 'nextSeq = :next AND durableSeq = :durable',
-      ExpressionAttributeValues: {
+    shard,
+    {
+      update: 'REMOVE pendingPk, pendingShard SET bufferedBytes = :zero',
+      condition: 'nextSeq = :next AND durableSeq = :durable',
+      values: {
         ':next': { N: String(expectedNextSeq) },
         ':durable': { N: String(expectedNextSeq - 1) },
         ':zero': { N: '0' },
       },
-    }),
+    },
     'UpdateItem clear pending',
   );
-  return out !== CONDITION_FAILED;
+  return out !== undefined;
 }

@@ -12,16 +12,10 @@
  * R4. The reset moves every cursor in one update, bumps `generation` (durable
  *     waiters learn the cursors were reset) and clears poison and lease.
  */
-import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { type ShardRecord, toShardRecord } from './shard-record.js';
-import {
-  CONDITION_FAILED,
-  PENDING_PK,
-  send,
-  sendUnconditional,
-  shardRecordKey,
-  type Table,
-} from './table.js';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { InternalError } from '../errors.js';
+import { type ShardRecord, updateShardRecord } from './shard-record.js';
+import { PENDING_PK, type Table } from './table.js';
 
 /** Input of `fenceForRebuild`. */
 export interface RebuildFenceInput {
@@ -38,14 +32,13 @@ export async function fenceForRebuild(
   shard: string,
   input: RebuildFenceInput,
 ): Promise<ShardRecord> {
-  const out = await sendUnconditional<{ Attributes?: Record<string, AttributeValue> }>(
+  const out = await updateShardRecord(
     table,
-    new UpdateItemCommand({
-      TableName: table.tableName,
-      Key: shardRecordKey(shard),
-      UpdateExpression:
+    shard,
+    {
+      update:
         'SET epoch = if_not_exists(epoch, :zero) + :one, leaseOwner = :owner, leaseExpiresAtMs = :expires, poison = :reason, poisonedAtMs = :now',
-      ExpressionAttributeValues: {
+      values: {
         ':zero': { N: '0' },
         ':one': { N: '1' },
         ':owner': { S: input.owner },
@@ -53,11 +46,12 @@ export async function fenceForRebuild(
         ':reason': { S: input.reason },
         ':now': { N: String(input.nowMs) },
       },
-      ReturnValues: 'ALL_NEW',
-    }),
+    },
     'UpdateItem fence for rebuild',
   );
-  return toShardRecord(shard, out.Attributes ?? {});
+  // Unconditional: only a condition can leave it unapplied.
+  if (!out) throw new InternalError(`shard ${shard}: fence for rebuild was not applied`);
+  return out;
 }
 
 /** The cursors a rebuild proved from S3. */
@@ -111,19 +105,17 @@ export async function resetCursors(
     values[':pending'] = { S: PENDING_PK };
     values[':shard'] = { S: shard };
   }
-  const out = await send<{ Attributes?: Record<string, AttributeValue> }>(
+  const out = await updateShardRecord(
     table,
-    new UpdateItemCommand({
-      TableName: table.tableName,
-      Key: shardRecordKey(shard),
-      UpdateExpression: `SET ${set.join(', ')} REMOVE ${remove.join(', ')} ADD generation :one`,
-      ConditionExpression: 'epoch = :epoch',
-      ExpressionAttributeValues: values,
-      ReturnValues: 'ALL_NEW',
-    }),
+    shard,
+    {
+      update: `SET ${set.join(', ')} REMOVE ${remove.join(', ')} ADD generation :one`,
+      condition: 'epoch = :epoch',
+      values: values,
+    },
     'UpdateItem reset cursors',
   );
-  return out === CONDITION_FAILED ? undefined : toShardRecord(shard, out.Attributes ?? {});
+  return out;
 }
 
 /**
@@ -143,16 +135,15 @@ export async function releaseRebuildFence(
     update = 'SET poison = :poison REMOVE leaseOwner, leaseExpiresAtMs';
     values[':poison'] = { S: previousPoison };
   }
-  const out = await send(
+  const out = await updateShardRecord(
     table,
-    new UpdateItemCommand({
-      TableName: table.tableName,
-      Key: shardRecordKey(shard),
-      UpdateExpression: update,
-      ConditionExpression: 'epoch = :epoch',
-      ExpressionAttributeValues: values,
-    }),
+    shard,
+    {
+      update: update,
+      condition: 'epoch = :epoch',
+      values: values,
+    },
     'UpdateItem release rebuild fence',
   );
-  return out !== CONDITION_FAILED;
+  return out !== undefined;
 }

@@ -10,8 +10,8 @@
  * - `generation`: bumped only by recovery rebuilds; a durable waiter that sees
  *   it change knows the cursors were reset under it.
  */
-import { type AttributeValue, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { sendUnconditional, shardRecordKey, type Table } from './table.js';
+import { type AttributeValue, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { CONDITION_FAILED, send, sendUnconditional, shardRecordKey, type Table } from './table.js';
 
 /** A shard record as the rest of lib sees it. */
 export interface ShardRecord {
@@ -85,6 +85,39 @@ export async function readShardRecord(
     'GetItem shard record',
   );
   return out.Item ? toShardRecord(shard, out.Item) : undefined;
+}
+
+/** One update of a shard record, in DynamoDB expression syntax. */
+export interface RecordUpdate {
+  update: string;
+  /** The update applies only while this holds. */
+  condition?: string;
+  values?: Record<string, AttributeValue>;
+}
+
+/**
+ * Applies `change` to the shard's record. Returns the record as updated, or
+ * undefined when `change.condition` did not hold (the expected race outcome).
+ */
+export async function updateShardRecord(
+  table: Table,
+  shard: string,
+  change: RecordUpdate,
+  what: string,
+): Promise<ShardRecord | undefined> {
+  const out = await send<{ Attributes?: Record<string, AttributeValue> }>(
+    table,
+    new UpdateItemCommand({
+      TableName: table.tableName,
+      Key: shardRecordKey(shard),
+      UpdateExpression: change.update,
+      ConditionExpression: change.condition,
+      ExpressionAttributeValues: change.values,
+      ReturnValues: 'ALL_NEW',
+    }),
+    what,
+  );
+  return out === CONDITION_FAILED ? undefined : toShardRecord(shard, out.Attributes ?? {});
 }
 
 /** A plain snapshot of a shard record's cursors, fence and flags: the status JSON and report form. */

@@ -11,8 +11,8 @@
  * Rebuild sets it as part of its cursor reset (`reset-cursors.ts`), to the
  * export it replayed from, which may be older when the newest did not verify.
  */
-import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { CONDITION_FAILED, send, shardRecordKey, type Table } from './table.js';
+import { updateShardRecord } from './shard-record.js';
+import type { Table } from './table.js';
 
 /** Records `coveredPosition` as the watermark if it moves it forward; 'unchanged' otherwise. */
 export async function recordWatermark(
@@ -21,20 +21,19 @@ export async function recordWatermark(
   coveredPosition: number,
   nowMs: number,
 ): Promise<'advanced' | 'unchanged'> {
-  const out = await send(
+  const out = await updateShardRecord(
     table,
-    new UpdateItemCommand({
-      TableName: table.tableName,
-      Key: shardRecordKey(shard),
-      UpdateExpression: 'SET aofWatermark = :covered, aofWatermarkAtMs = :now',
-      ConditionExpression:
+    shard,
+    {
+      update: 'SET aofWatermark = :covered, aofWatermarkAtMs = :now',
+      condition:
         'attribute_exists(pk) AND walNextPos >= :covered AND (attribute_not_exists(aofWatermark) OR aofWatermark < :covered)',
-      ExpressionAttributeValues: {
+      values: {
         ':covered': { N: String(coveredPosition) },
         ':now': { N: String(nowMs) },
       },
-    }),
+    },
     'UpdateItem record watermark',
   );
-  return out === CONDITION_FAILED ? 'unchanged' : 'advanced';
+  return out === undefined ? 'unchanged' : 'advanced';
 }

@@ -8,17 +8,28 @@
  * Options (env): BENCH_PUTS (per concurrency level, default 2000),
  * BENCH_ROWS (rows per put, default 10), BENCH_SHARDS (default 4),
  * BENCH_INTERVAL_MS (ticker, default 100), BENCH_SEED (default 42).
+ *
+ * Then durable-put latency on the tick grid at intervals of 100, 250 and
+ * 1000 ms, median of 3 runs each, against the goal (p50 <= interval/2 + 50 ms,
+ * p99 <= interval + 200 ms, about 2 shard-record reads per durable put).
+ * Options: BENCH_DURABLE_PUTS (per run, default 200), BENCH_DURABLE_CLIENTS
+ * (default 8), BENCH_COMMIT_DELAY_MS (`SHARDWAL_DURABLE_POLL_MS`: how long
+ * after a grid tick a waiter reads, default 40: a local tick's flush time),
+ * BENCH_ONLY=durable to run only this part.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { validateSettings } from '../lib/config.js';
 import type { FlushDeps } from '../lib/flush/flush-shard.js';
 import { ensureTable } from '../lib/memtable/create-table.js';
 import { startDynalite } from '../lib/memtable/dynalite-server.js';
+import { META_SK } from '../lib/memtable/table.js';
 import { logger } from '../lib/observability/telemetry.js';
 import { type PutDeps, putRows } from '../lib/put/put-rows.js';
+import { parsePutValue } from '../lib/put/schema.js';
 import { FsObjectStore } from '../lib/store/fs-store.js';
 import { InstrumentedObjectStore } from '../lib/store/instrumented-store.js';
 import { runTick } from '../lib/ticker/tick.js';
@@ -35,6 +46,12 @@ const SHARDS = Number(process.env.BENCH_SHARDS ?? 4);
 const INTERVAL_MS = Number(process.env.BENCH_INTERVAL_MS ?? 100);
 const SEED = Number(process.env.BENCH_SEED ?? 42);
 const CONCURRENCIES = [1, 8, 32];
+const DURABLE_INTERVALS_MS = [100, 250, 1_000];
+const DURABLE_RUNS = 3;
+const DURABLE_PUTS = Number(process.env.BENCH_DURABLE_PUTS ?? 200);
+const DURABLE_CLIENTS = Number(process.env.BENCH_DURABLE_CLIENTS ?? 8);
+const COMMIT_DELAY_MS = Number(process.env.BENCH_COMMIT_DELAY_MS ?? 40);
+const ONLY_DURABLE = process.env.BENCH_ONLY === 'durable';
 
 interface RunResult {
   label: string;
@@ -54,17 +71,24 @@ async function main() {
   const dir = await mkdtemp(join(tmpdir(), 'shardwal-bench-'));
   const dynalite = await startDynalite({ path: join(dir, 'dynamodb') });
   const results: RunResult[] = [];
+  const durable: DurableRun[] = [];
   try {
-    for (const mode of ['buffered', 'durable', 'naive'] as const) {
+    for (const mode of ONLY_DURABLE ? [] : (['buffered', 'durable', 'naive'] as const)) {
       for (const concurrency of CONCURRENCIES) {
         results.push(await runOnce(mode, concurrency, dir, dynalite.endpoint));
+      }
+    }
+    for (const intervalMs of DURABLE_INTERVALS_MS) {
+      for (let run = 0; run < DURABLE_RUNS; run++) {
+        durable.push(await durableOnce(intervalMs, run, dir, dynalite.endpoint));
       }
     }
   } finally {
     await dynalite.close();
     await rm(dir, { recursive: true, force: true });
   }
-  print(results);
+  if (!ONLY_DURABLE) print(results);
+  printDurable(durable);
 }
 
 async function runOnce(
@@ -103,7 +127,7 @@ async function runOnce(
   const ticker = new FlushTicker({
     intervalMs: INTERVAL_MS,
     tick: async () => {
-      const summary = await runTick({ flush: flushDeps, concurrency: 8, maxShardsPerTick: 64 });
+      const summary = await runTick({ flush: flushDeps, intervalMs: INTERVAL_MS });
       ticks++;
       activeShardTicks += summary.activeShards;
     },
@@ -126,7 +150,11 @@ async function runOnce(
         if (mode === 'naive') {
           await naivePut(putDeps, store, job.shard, job.rows);
         } else {
-          await putRows(putDeps, { shard: job.shard, body: { rows: job.rows }, durability: mode });
+          await putRows(putDeps, {
+            shard: job.shard,
+            body: parsePutValue({ rows: job.rows }, job.rows.length),
+            durability: mode,
+          });
         }
         latenciesMs.push(performance.now() - t0);
       }
@@ -150,6 +178,137 @@ async function runOnce(
     activeShardTicks,
     walPuts,
   };
+}
+
+interface DurableRun {
+  intervalMs: number;
+  latenciesMs: number[];
+  shardReads: number;
+  notDurable: number;
+  ticks: number;
+}
+
+/** Counts the shard-record reads a client sends (what a durable waiter costs). */
+function countShardReads(client: DynamoDBClient) {
+  let reads = 0;
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const key = (args.input as { Key?: Record<string, { S?: string }> }).Key;
+      if (context.commandName === 'GetItemCommand' && key?.sk?.S === META_SK) reads++;
+      return next(args);
+    },
+    { step: 'initialize', name: 'countShardReads' },
+  );
+  return () => reads;
+}
+
+/**
+ * Durable puts with the grid ticker running. Each client sleeps a seeded
+ * random part of an interval before each put, so puts arrive at random
+ * phases of the grid (clients that put again right after each ack would
+ * lock onto the commit moments and measure something else).
+ */
+async function durableOnce(
+  intervalMs: number,
+  run: number,
+  dir: string,
+  endpoint: string,
+): Promise<DurableRun> {
+  const tableName = `bench-grid-${intervalMs}-${run}`;
+  const putClient = countRequests(endpoint);
+  const shardReads = countShardReads(putClient.client);
+  const flushClient = countRequests(endpoint);
+  await ensureTable({ client: putClient.client, tableName });
+  const readsBefore = shardReads();
+  const store = new FsObjectStore(join(dir, 'objects', tableName));
+  const config = validateSettings({ flushIntervalMs: intervalMs, durablePollMs: COMMIT_DELAY_MS });
+  const putDeps: PutDeps = {
+    table: { client: putClient.client, tableName },
+    config,
+    requestFlush: async () => undefined,
+    now: Date.now,
+    sleep: (ms) => sleep(ms),
+  };
+  const flushDeps: FlushDeps = {
+    table: { client: flushClient.client, tableName },
+    store,
+    owner: 'bench',
+    maxWalObjectBytes: config.maxWalObjectBytes,
+    gapSealMs: config.gapSealMs,
+    leaseMs: config.leaseMs,
+    now: Date.now,
+  };
+  let ticks = 0;
+  const ticker = new FlushTicker({
+    intervalMs,
+    tick: async () => {
+      await runTick({ flush: flushDeps, intervalMs });
+      ticks++;
+    },
+    flushShards: async () => undefined,
+  });
+  ticker.start();
+  const random = seededRandom(SEED + intervalMs * 10 + run);
+  const jobs = workload(random, DURABLE_PUTS, ROWS, SHARDS);
+  const latenciesMs: number[] = [];
+  let notDurable = 0;
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: DURABLE_CLIENTS }, async () => {
+      while (next < jobs.length) {
+        const job = jobs[next++]!;
+        await sleep(random() * intervalMs);
+        const t0 = performance.now();
+        const { ack } = await putRows(putDeps, {
+          shard: job.shard,
+          body: parsePutValue({ rows: job.rows }, job.rows.length),
+          durability: 'durable',
+        });
+        latenciesMs.push(performance.now() - t0);
+        if (!ack.durable) notDurable++;
+      }
+    }),
+  );
+  await ticker.stop();
+  return {
+    intervalMs,
+    latenciesMs,
+    shardReads: shardReads() - readsBefore,
+    notDurable,
+    ticks,
+  };
+}
+
+function median(values: readonly number[]): number {
+  return percentile(values, 50);
+}
+
+function printDurable(runs: DurableRun[]) {
+  console.log(
+    `\ndurable puts on the tick grid: ${DURABLE_PUTS} puts × ${ROWS} rows per run over ${SHARDS} shards, ` +
+      `${DURABLE_CLIENTS} clients at random grid phases, waiter reads ${COMMIT_DELAY_MS} ms after each tick; ` +
+      `median of ${DURABLE_RUNS} runs, seed ${SEED}`,
+  );
+  const rows = DURABLE_INTERVALS_MS.map((intervalMs) => {
+    const mine = runs.filter((r) => r.intervalMs === intervalMs);
+    const p50 = median(mine.map((r) => percentile(r.latenciesMs, 50)));
+    const p99 = median(mine.map((r) => percentile(r.latenciesMs, 99)));
+    const reads = median(mine.map((r) => r.shardReads / r.latenciesMs.length));
+    const p50Goal = intervalMs / 2 + 50;
+    const p99Goal = intervalMs + 200;
+    return {
+      'interval ms': intervalMs,
+      'p50 ms': p50.toFixed(1),
+      'p50 goal': `<= ${p50Goal} ${p50 <= p50Goal ? 'ok' : 'MISSED'}`,
+      'p99 ms': p99.toFixed(1),
+      'p99 goal': `<= ${p99Goal} ${p99 <= p99Goal ? 'ok' : 'MISSED'}`,
+      'reads/put': reads.toFixed(2),
+      'reads goal': `~2 ${reads <= 2.2 ? 'ok' : 'MISSED'}`,
+      'not durable in wait': mine.reduce((sum, r) => sum + r.notDurable, 0),
+      'p50 per run': mine.map((r) => percentile(r.latenciesMs, 50).toFixed(0)).join('/'),
+    };
+  });
+  console.table(rows);
 }
 
 function print(results: RunResult[]) {

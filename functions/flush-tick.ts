@@ -6,6 +6,6 @@ import { runScheduledTicks } from '../lib/ticker/scheduled-tick.js';
 
 const service = serviceFromEnv();
 
-export const handler = wrapHandler((_event: unknown, context: Context) =>
-  runScheduledTicks(service, context),
+export const handler = wrapHandler((event: unknown, context: Context) =>
+  runScheduledTicks(service, context, event),
 );

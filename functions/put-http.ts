@@ -1,11 +1,11 @@
 /** Lambda: `POST /v1/shards/{shard}/rows` (API Gateway HTTP API, payload v2). */
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { handlePut } from '../lib/http/put-route.js';
 import { serviceFromEnv } from '../lib/runtime/service.js';
 import { wrapHandler } from '../lib/runtime/wrap.js';
 
 const service = serviceFromEnv();
 
-export const handler = wrapHandler((event: APIGatewayProxyEventV2) =>
-  handlePut(event, service.put),
+export const handler = wrapHandler((event: APIGatewayProxyEventV2, context: Context) =>
+  handlePut(event, service.put, context),
 );

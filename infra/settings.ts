@@ -2,26 +2,58 @@
  * CDK context → validated deployment settings. The service settings go through
  * the service's own `validateSettings`, so `cdk synth` rejects exactly what a
  * cold start would reject, with the same message (`-c flushIntervalMs=0` fails
- * naming `SHARDWAL_FLUSH_INTERVAL_MS` and `0`). Deployment-only keys (schedules,
- * alarms, authorizer, API throttling) are validated here, naming the key.
+ * naming `SHARDWAL_FLUSH_INTERVAL_MS` and `0`). Deployment-only keys (stage,
+ * schedules, alarms, concurrency, authorizer, API throttling) are validated
+ * here, naming the key. The same rules apply to a `ShardwalService`'s
+ * `settings` prop (`validateDeploySettings`).
+ *
+ * The capacity mode and the spill threshold are service settings too, and
+ * always reach every function's environment resolved: the table's capacity,
+ * the spill grants and the code's own reading of them cannot disagree.
  */
+
+import type { IConstruct } from 'constructs';
 import {
+  CAPACITY_MODE_ENV,
   DURABLE_PUTS_ENV,
   type RawSettings,
   SETTINGS,
   type SettingName,
   type ShardwalConfig,
+  SPILL_BYTES_ENV,
+  SPILL_OFF,
   validateSettings,
 } from '../lib/config.js';
 import { ConfigError } from '../lib/errors.js';
 import { planSchedule, type SchedulePlan } from '../lib/ticker/schedule-plan.js';
+import {
+  CAPACITY_KEYS,
+  type CapacityKey,
+  capacityFrom,
+  type ProvisionedCapacity,
+} from './capacity-settings.js';
+import { ContextError, type ContextReader, isSet, onOff, wholeNumber } from './context-values.js';
+import { type DeployLogLevel, LOG_LEVEL_CONTEXT, logLevelFrom } from './log-settings.js';
+
+export { ContextError, type ContextReader } from './context-values.js';
 
 /** Context keys of the deployment, beside one key per service setting (`SETTINGS`). */
 export const DEPLOY_CONTEXT = {
+  stage: 'stage',
   durablePuts: 'durablePuts',
+  /** `on-demand` (default) or `provisioned`; a service setting (`SHARDWAL_CAPACITY_MODE`). */
+  capacityMode: 'capacityMode',
+  /** Compressed batch bytes above which a payload spills to S3, or `off`; a service setting. */
+  spillBytes: 'spillBytes',
+  /** The functions' log level, at most INFO (`log-settings.ts`). */
+  logLevel: LOG_LEVEL_CONTEXT,
   exportEveryMinutes: 'exportEveryMinutes',
   verifyEveryMinutes: 'verifyEveryMinutes',
   alarmEmail: 'alarmEmail',
+  alarmTopicArn: 'alarmTopicArn',
+  reservedConcurrency: 'reservedConcurrency',
+  ingestMaxConcurrency: 'ingestMaxConcurrency',
+  producerAccounts: 'producerAccounts',
   authorizer: 'authorizer',
   jwtIssuer: 'jwtIssuer',
   jwtAudience: 'jwtAudience',
@@ -36,7 +68,19 @@ export const DEPLOY_DEFAULTS = {
   authorizer: 'iam',
   apiRateLimit: 1_000,
   apiBurstLimit: 2_000,
+  reservedConcurrency: true,
+  /** Concurrent put-sqs invocations the ingest queue may drive: bounds DynamoDB load and the share of the account's concurrency. */
+  ingestMaxConcurrency: 50,
 } as const;
+
+/** Lambda's bounds on an SQS event source's maximum concurrency. */
+export const INGEST_MAX_CONCURRENCY_RANGE = { min: 2, max: 1_000 } as const;
+
+/** A stage name: it becomes part of a stack name and a metric dimension. */
+export const STAGE_PATTERN = /^[A-Za-z][A-Za-z0-9-]{0,31}$/;
+
+/** A shardwal context key, as distinct from the CDK's own keys (which carry `:`, `@`, `-` or `/`). */
+const SHARDWAL_KEY = /^[a-z][a-zA-Z0-9]*$/;
 
 /** API Gateway HTTP APIs cut an integration off at 30 s; a durable wait must end before that. */
 export const MAX_DURABLE_WAIT_MS = 25_000;
@@ -52,46 +96,90 @@ export type ApiAuthorizer =
   | { kind: 'iam' }
   | { kind: 'jwt'; issuer: string; audience: readonly string[] };
 
+/** A context key: a service setting or a deployment key (capacity ranges included). */
+export type SettingsKey =
+  | SettingName
+  | (typeof DEPLOY_CONTEXT)[keyof typeof DEPLOY_CONTEXT]
+  | CapacityKey;
+
+/**
+ * Settings as a construct user writes them: the context keys of `cdk.json`,
+ * with the values `-c key=value` or `cdk.json` would give.
+ */
+export type ShardwalSettings = {
+  readonly [K in SettingsKey]?: string | number | boolean | readonly string[];
+};
+
 /** Everything the stack needs, validated. */
 export interface DeploySettings {
+  /** Stage name when one was set (the construct defaults it to its stack's name). */
+  stage: string | undefined;
   /** The service configuration the functions will load (defaults filled in). */
   service: ShardwalConfig & { flushIntervalMs: number };
   /** How the flush interval maps onto EventBridge Scheduler. */
   ticker: SchedulePlan;
-  /** Settings environment for every function: the ones the user set, plus the flush interval. */
+  /**
+   * Settings environment for every function: the ones the user set, plus the
+   * flush interval, the capacity mode and the spill threshold, always.
+   */
   environment: Record<string, string>;
+  /** Ranges auto scaling keeps the table and its indexes in; undefined on demand. */
+  capacity: ProvisionedCapacity | undefined;
+  /** The level Lambda and Powertools log at (`log-settings.ts`). */
+  logLevel: DeployLogLevel;
   exportEveryMinutes: number;
   verifyEveryMinutes: number;
   alarmEmail: string | undefined;
+  /** An existing SNS topic for the alarms (a pager's integration), instead of a new one. */
+  alarmTopicArn: string | undefined;
+  /** Reserve concurrency for the ticker, flush workers, export and recover. */
+  reservedConcurrency: boolean;
+  ingestMaxConcurrency: number;
+  /** Other AWS accounts whose principals may assume the producer role. */
+  producerAccounts: readonly string[];
   authorizer: ApiAuthorizer;
   apiRateLimit: number;
   apiBurstLimit: number;
 }
 
-/** A CDK context value that cannot be deployed; names the key and the value. */
-export class ContextError extends Error {
-  readonly contextKey: string;
-  constructor(contextKey: string, value: unknown, problem: string, options?: { cause?: unknown }) {
-    super(`cdk context ${contextKey}=${JSON.stringify(value)}: ${problem}`, options);
-    this.name = 'ContextError';
-    this.contextKey = contextKey;
+function stageFrom(get: ContextReader): string | undefined {
+  const raw = get(DEPLOY_CONTEXT.stage);
+  if (!isSet(raw)) return undefined;
+  if (typeof raw !== 'string' || !STAGE_PATTERN.test(raw)) {
+    throw new ContextError(
+      DEPLOY_CONTEXT.stage,
+      raw,
+      'expected 1-32 letters, digits or hyphens, starting with a letter',
+    );
   }
+  return raw;
 }
 
-/** Reads one context value (`app.node.tryGetContext`). */
-export type ContextReader = (key: string) => unknown;
-
-const isSet = (raw: unknown): boolean => raw !== undefined && raw !== null && raw !== '';
-
-function wholeNumber(get: ContextReader, key: string, fallback: number, min: number): number {
-  const raw = get(key);
-  if (!isSet(raw)) return fallback;
-  const value =
-    typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(raw.trim()) : Number.NaN;
-  if (!Number.isInteger(value) || value < min) {
-    throw new ContextError(key, raw, `expected a whole number of at least ${min}`);
+function accountsFrom(get: ContextReader): readonly string[] {
+  const raw = get(DEPLOY_CONTEXT.producerAccounts);
+  if (!isSet(raw)) return [];
+  const accounts = (Array.isArray(raw) ? raw : String(raw).split(','))
+    .map((a) => String(a).trim())
+    .filter((a) => a.length > 0);
+  for (const account of accounts) {
+    if (!/^\d{12}$/.test(account)) {
+      throw new ContextError(
+        DEPLOY_CONTEXT.producerAccounts,
+        raw,
+        `expected 12-digit AWS account ids, comma-separated; got ${JSON.stringify(account)}`,
+      );
+    }
   }
-  return value;
+  return [...new Set(accounts)];
+}
+
+function alarmTopicArnFrom(get: ContextReader): string | undefined {
+  const raw = get(DEPLOY_CONTEXT.alarmTopicArn);
+  if (!isSet(raw)) return undefined;
+  if (typeof raw !== 'string' || !/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]{1,256}$/.test(raw)) {
+    throw new ContextError(DEPLOY_CONTEXT.alarmTopicArn, raw, 'expected an SNS topic ARN');
+  }
+  return raw;
 }
 
 function authorizerFrom(get: ContextReader): ApiAuthorizer {
@@ -137,9 +225,13 @@ function alarmEmailFrom(get: ContextReader): string | undefined {
  * Keys with `:`, `@`, `-` or `/` belong to the CDK and its feature flags.
  */
 function rejectUnknownKeys(get: ContextReader, keys: readonly string[]): void {
-  const known = new Set<string>([...Object.keys(SETTINGS), ...Object.values(DEPLOY_CONTEXT)]);
+  const known = new Set<string>([
+    ...Object.keys(SETTINGS),
+    ...Object.values(DEPLOY_CONTEXT),
+    ...CAPACITY_KEYS,
+  ]);
   for (const key of keys) {
-    if (/^[a-z][a-zA-Z0-9]*$/.test(key) && !known.has(key)) {
+    if (SHARDWAL_KEY.test(key) && !known.has(key)) {
       throw new ContextError(
         key,
         get(key),
@@ -159,7 +251,11 @@ export function settingsFromContext(
   keys: readonly string[] = [],
 ): DeploySettings {
   rejectUnknownKeys(get, keys);
-  const raw: RawSettings = { durablePuts: get(DEPLOY_CONTEXT.durablePuts) };
+  const raw: RawSettings = {
+    durablePuts: get(DEPLOY_CONTEXT.durablePuts),
+    capacityMode: get(DEPLOY_CONTEXT.capacityMode),
+    spillBytes: get(DEPLOY_CONTEXT.spillBytes),
+  };
   for (const name of Object.keys(SETTINGS) as SettingName[]) raw[name] = get(name);
 
   const service = validateSettings(raw);
@@ -192,6 +288,10 @@ export function settingsFromContext(
     // Always set: the schedule is derived from it, so the functions must not
     // fall back to a default that could differ from what was planned.
     [SETTINGS.flushIntervalMs.env]: String(intervalMs),
+    // Always set, resolved, for the same reason: the table's capacity and the
+    // spill grants follow these values, and so must the code.
+    [CAPACITY_MODE_ENV]: service.capacityMode,
+    [SPILL_BYTES_ENV]: service.spillBytes === undefined ? SPILL_OFF : String(service.spillBytes),
   };
   for (const name of Object.keys(SETTINGS) as SettingName[]) {
     if (isSet(raw[name])) environment[SETTINGS[name].env] = String(service[name]);
@@ -199,9 +299,12 @@ export function settingsFromContext(
   if (isSet(raw.durablePuts)) environment[DURABLE_PUTS_ENV] = service.durablePuts ? 'on' : 'off';
 
   return {
+    stage: stageFrom(get),
     service: { ...service, flushIntervalMs: intervalMs },
     ticker: planSchedule(intervalMs),
     environment,
+    capacity: capacityFrom(get, service.capacityMode),
+    logLevel: logLevelFrom(get),
     exportEveryMinutes: wholeNumber(
       get,
       DEPLOY_CONTEXT.exportEveryMinutes,
@@ -215,8 +318,40 @@ export function settingsFromContext(
       1,
     ),
     alarmEmail: alarmEmailFrom(get),
+    alarmTopicArn: alarmTopicArnFrom(get),
+    reservedConcurrency: onOff(
+      get,
+      DEPLOY_CONTEXT.reservedConcurrency,
+      DEPLOY_DEFAULTS.reservedConcurrency,
+    ),
+    ingestMaxConcurrency: wholeNumber(
+      get,
+      DEPLOY_CONTEXT.ingestMaxConcurrency,
+      DEPLOY_DEFAULTS.ingestMaxConcurrency,
+      INGEST_MAX_CONCURRENCY_RANGE.min,
+      INGEST_MAX_CONCURRENCY_RANGE.max,
+    ),
+    producerAccounts: accountsFrom(get),
     authorizer: authorizerFrom(get),
     apiRateLimit: wholeNumber(get, DEPLOY_CONTEXT.apiRateLimit, DEPLOY_DEFAULTS.apiRateLimit, 1),
     apiBurstLimit: wholeNumber(get, DEPLOY_CONTEXT.apiBurstLimit, DEPLOY_DEFAULTS.apiBurstLimit, 1),
   };
+}
+
+/**
+ * Validates settings given as an object (a construct's props) by the same
+ * rules as the context: unknown camelCase keys, service settings, deployment keys.
+ */
+export function validateDeploySettings(
+  settings: ShardwalSettings | Readonly<Record<string, unknown>> = {},
+): DeploySettings {
+  const values = settings as Readonly<Record<string, unknown>>;
+  return settingsFromContext((key) => values[key], Object.keys(values));
+}
+
+/** The shardwal keys of a construct's context (`cdk.json` and `-c`), CDK feature flags left out. */
+export function contextSettings(scope: IConstruct): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(scope.node.getAllContext()).filter(([key]) => SHARDWAL_KEY.test(key)),
+  );
 }

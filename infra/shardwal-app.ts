@@ -1,17 +1,25 @@
 /**
- * Builds the CDK app: context → validated settings → the stack, with the
- * cdk-nag AwsSolutions pack as a synthesis-time validation plugin (cdk-nag v3
- * is a policy-validation plugin, not an aspect: an unacknowledged error
- * fails `cdk synth`).
+ * Builds this repository's CDK app: context (`cdk.json`, `-c`) → one stack
+ * per stage holding the `ShardwalService`, with cdk-nag's AwsSolutions and
+ * Serverless packs as synthesis-time validation plugins (an unacknowledged
+ * error fails `cdk synth`).
  */
-import { App, type AppProps, Validations } from 'aws-cdk-lib';
+import { App, type AppProps } from 'aws-cdk-lib';
 import type { Code } from 'aws-cdk-lib/aws-lambda';
-import { AwsSolutionsChecks } from 'cdk-nag';
-import { settingsFromContext } from './settings.js';
+import { addShardwalChecks } from './checks.js';
+import { contextSettings, DEPLOY_CONTEXT, validateDeploySettings } from './settings.js';
 import { ShardwalStack } from './shardwal-stack.js';
 
-/** Id (and default CloudFormation name) of the stack. */
+/** Id (and CloudFormation name) of the default stage's stack. */
 export const STACK_ID = 'Shardwal';
+
+/** The stage `cdk.json` deploys unless `-c stage=...` says otherwise. */
+export const DEFAULT_STAGE = 'default';
+
+/** The stack of `stage`: `Shardwal` for the default stage (existing deployments), `Shardwal-<stage>` otherwise. */
+export function stackIdFor(stage: string): string {
+  return stage === DEFAULT_STAGE ? STACK_ID : `${STACK_ID}-${stage}`;
+}
 
 /** Options of `createShardwalApp`. */
 export interface ShardwalAppOptions extends AppProps {
@@ -26,15 +34,14 @@ export function createShardwalApp(options: ShardwalAppOptions = {}): {
 } {
   const { functionCode, ...appProps } = options;
   const app = new App(appProps);
-  const settings = settingsFromContext(
-    (key) => app.node.tryGetContext(key),
-    Object.keys(app.node.getAllContext()),
-  );
-  const stack = new ShardwalStack(app, STACK_ID, {
-    description: 'shardwal: buffered puts, ticker-driven ordered WAL appends to S3',
-    settings,
+  const raw = contextSettings(app);
+  // Validated here for the stage (the stack's name), and again by the service.
+  const stage = validateDeploySettings(raw).stage ?? DEFAULT_STAGE;
+  const stack = new ShardwalStack(app, stackIdFor(stage), {
+    description: `shardwal (${stage}): buffered puts, ticker-driven ordered WAL appends to S3`,
+    settings: { ...raw, [DEPLOY_CONTEXT.stage]: stage },
     ...(functionCode ? { functionCode } : {}),
   });
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  addShardwalChecks(app);
   return { app, stack };
 }

@@ -10,7 +10,13 @@ export const ErrorKind = {
   invalidInput: 'invalid_input',
   notFound: 'not_found',
   tooLarge: 'too_large',
+  /** A body in a media type, charset or content encoding the route does not take. */
+  unsupportedMediaType: 'unsupported_media_type',
   backpressure: 'backpressure',
+  /** An identical idempotent request is still in flight: retry shortly. */
+  inProgress: 'in_progress',
+  /** An Idempotency-Key reused with a different payload: never retry as is. */
+  keyReused: 'key_reused',
   fenced: 'fenced',
   poisoned: 'poisoned',
   unavailable: 'unavailable',
@@ -40,11 +46,41 @@ export class InvalidInputError extends ShardwalError {
   }
 }
 
-/** A request body over the configured byte limit. */
+/**
+ * A request body over a configured byte limit. `limit` names the setting that
+ * was exceeded, so a client can tell the wire limit from the decoded one;
+ * `atLeast` says `gotBytes` is where reading stopped, not the whole size (a
+ * decompression bomb is never inflated past the limit).
+ */
 export class PayloadTooLargeError extends ShardwalError {
-  constructor(what: string, limitBytes: number, gotBytes: number) {
-    super(ErrorKind.tooLarge, `${what}: expected at most ${limitBytes} bytes, got ${gotBytes}`);
+  readonly limit: string | undefined;
+  constructor(
+    what: string,
+    limitBytes: number,
+    gotBytes: number,
+    options: { limit?: string; atLeast?: boolean } = {},
+  ) {
+    const setting = options.limit === undefined ? '' : ` (${options.limit})`;
+    const got = options.atLeast ? `more than ${limitBytes}` : String(gotBytes);
+    super(
+      ErrorKind.tooLarge,
+      `${what}: expected at most ${limitBytes} bytes${setting}, got ${got}`,
+    );
     this.name = 'PayloadTooLargeError';
+    this.limit = options.limit;
+  }
+}
+
+/** A request body the route cannot read as sent: names the header and what it takes. */
+export class UnsupportedMediaTypeError extends ShardwalError {
+  readonly header: string;
+  constructor(header: string, got: string, accepted: string) {
+    super(
+      ErrorKind.unsupportedMediaType,
+      `${header}: expected ${accepted}, got ${JSON.stringify(got)}`,
+    );
+    this.name = 'UnsupportedMediaTypeError';
+    this.header = header;
   }
 }
 
@@ -56,18 +92,24 @@ export class NotFoundError extends ShardwalError {
   }
 }
 
-/** The shard's buffered bytes are over its limit: retry after the next flush. */
+/**
+ * The shard's buffered bytes plus the incoming batch are over its limit:
+ * retry after the next flush. The message names all three figures, so a
+ * caller can tell a full buffer from a batch too big to ever fit beside
+ * buffered data.
+ */
 export class BackpressureError extends ShardwalError {
   readonly retryAfterSeconds: number;
   constructor(
     shard: string,
+    incomingBytes: number,
     bufferedBytes: number,
     maxBufferedBytes: number,
     retryAfterSeconds: number,
   ) {
     super(
       ErrorKind.backpressure,
-      `shard ${shard}: ${bufferedBytes} bytes buffered, limit is ${maxBufferedBytes}; retry after ${retryAfterSeconds}s`,
+      `shard ${shard}: a batch of ${incomingBytes} bytes does not fit beside the ${bufferedBytes} bytes buffered, limit is ${maxBufferedBytes}; retry after ${retryAfterSeconds}s`,
     );
     this.name = 'BackpressureError';
     this.retryAfterSeconds = retryAfterSeconds;
@@ -111,6 +153,74 @@ export class GapSealedError extends ShardwalError {
   }
 }
 
+/**
+ * A put whose deadline passed before its batch was written (L1 in
+ * `lib/liveness.ts`): it wrote nothing and gives up rather than land late.
+ */
+export class PutDeadlineError extends ShardwalError {
+  constructor(shard: string, seq: number) {
+    super(
+      ErrorKind.unavailable,
+      `shard ${shard}: the put deadline passed before batch ${seq} was written; nothing was stored, retry the put`,
+    );
+    this.name = 'PutDeadlineError';
+  }
+}
+
+/**
+ * A shard whose pending batches have not been flushed for so long that more
+ * puts could outlive their items' expiry (L5 in `lib/liveness.ts`): a
+ * stalled ticker, a poisoned shard left alone. New puts wait for an operator.
+ */
+export class ShardStalledError extends ShardwalError {
+  constructor(shard: string, pendingSinceMs: number, stallRefusalMs: number) {
+    super(
+      ErrorKind.unavailable,
+      `shard ${shard}: batches pending since ${new Date(pendingSinceMs).toISOString()} have not been flushed for over ${Math.round(stallRefusalMs / 60_000)} min; new puts are refused until they are (check the shard's status and the flush ticker)`,
+    );
+    this.name = 'ShardStalledError';
+  }
+}
+
+/** A repeat of an idempotent put whose first request is still in flight. */
+export class InProgressError extends ShardwalError {
+  readonly retryAfterSeconds: number;
+  constructor(key: string, retryAfterSeconds: number) {
+    super(
+      ErrorKind.inProgress,
+      `Idempotency-Key ${key}: a request with this key is still in progress; retry after ${retryAfterSeconds}s`,
+    );
+    this.name = 'InProgressError';
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** An idempotency key already used for a different payload. */
+export class KeyReusedError extends ShardwalError {
+  constructor(key: string, shard: string) {
+    super(
+      ErrorKind.keyReused,
+      `Idempotency-Key ${key}: already used on shard ${shard} for a different payload; use a new key for new rows`,
+    );
+    this.name = 'KeyReusedError';
+  }
+}
+
+/**
+ * A put whose seq already holds another put's batch: the shard record was
+ * rolled back behind the memtable (a table restore) and handed the seq out
+ * again. Nothing of this put was stored; recovery reconciles the shard.
+ */
+export class SeqTakenError extends ShardwalError {
+  constructor(shard: string, seq: number) {
+    super(
+      ErrorKind.unavailable,
+      `shard ${shard}: seq ${seq} already holds another put's batch (the shard record is behind its memtable: run recovery); nothing was stored, retry the put`,
+    );
+    this.name = 'SeqTakenError';
+  }
+}
+
 /** Stored bytes that fail verification: bad magic, version, tag, checksum, or truncation. */
 export class CorruptDataError extends ShardwalError {
   readonly objectKey: string;
@@ -144,6 +254,29 @@ export class UnknownRecordTagError extends CorruptDataError {
     );
     this.name = 'UnknownRecordTagError';
     this.tag = tag;
+  }
+}
+
+/**
+ * A read from a seq whose rows history retention no longer keeps: keyless
+ * rows of WAL positions below the newest export's `historyFloor` are gone.
+ * Names the floor as a position and as the oldest seq a reader can start at.
+ */
+export class HistoryFloorError extends ShardwalError {
+  readonly shard: string;
+  readonly fromSeq: number;
+  readonly floorPosition: number;
+  readonly floorSeq: number;
+  constructor(shard: string, fromSeq: number, floorPosition: number, floorSeq: number) {
+    super(
+      ErrorKind.notFound,
+      `shard ${shard}: seq ${fromSeq} is below the history floor: keyless rows of WAL positions below ${floorPosition} are no longer kept (history retention); the oldest kept seq is ${floorSeq}`,
+    );
+    this.name = 'HistoryFloorError';
+    this.shard = shard;
+    this.fromSeq = fromSeq;
+    this.floorPosition = floorPosition;
+    this.floorSeq = floorSeq;
   }
 }
 

@@ -58,3 +58,18 @@ export function positionOfKey(key: string): number | undefined {
   const match = /\/(?:wal|aof)\/(\d{20})$/.exec(key);
   return match ? Number(match[1]) : undefined;
 }
+
+/**
+ * Prefix of spilled batch payloads (`lib/memtable/spill.ts`), outside
+ * `shards/` so that one lifecycle rule can expire them all.
+ */
+export const SPILL_PREFIX = 'spill/';
+
+/**
+ * Key of the payload of batch `seq` as put `putId` spilled it; `copy` names a
+ * later copy made to outlive the lifecycle rule (a stalled shard's pending batch).
+ */
+export function spillKey(shard: string, seq: number, putId: string, copy?: number): string {
+  const base = `${SPILL_PREFIX}${shard}/${padPosition(seq)}-${putId}`;
+  return copy === undefined ? base : `${base}.${copy}`;
+}

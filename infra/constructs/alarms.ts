@@ -1,80 +1,98 @@
 /**
- * Alarms that mean an operator should look, all notifying one SNS topic:
+ * Alarms that reach someone. Every alarm notifies one SNS topic when it fires
+ * and when it clears: a topic given to the service (`alarmTopic` prop or
+ * `alarmTopicArn` setting, e.g. one wired to a pager), or one this construct
+ * creates, with `alarmEmail` subscribed when given. With neither a topic nor
+ * an email, the alarms notify a topic nobody reads, and synth says so.
  *
- *   FlushLag        the oldest buffered batch waits far longer than the interval
- *   FlushErrors     flushes failed for 15 minutes running (a failing flush is
- *                   caught and retried next tick, so it neither fails the
- *                   invocation nor emits a lag metric; `FlushErrors` counts it)
- *   TickerStopped   no flush tick ran: durable puts would wait forever
- *   PoisonedShards  a flush met (or left) its shard poisoned / ShardsPoisoned: a shard
- *                   was poisoned (both: any datapoint ≥ 1)
- *   <queue>DlqDepth messages were dead-lettered
- *   <fn>Errors      a function invocation failed
+ * What each alarm means: `service-alarms.ts` (the service's own metrics) and
+ * `resource-alarms.ts` (queues, functions, table, API); the operator's view
+ * is in docs/deploy.md.
  */
-import { Duration } from 'aws-cdk-lib';
+import { Annotations } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
   ComparisonOperator,
   type IMetric,
-  Stats,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { Topic } from 'aws-cdk-lib/aws-sns';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
-import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { Metric } from '../../lib/observability/metric-names.js';
-import type { SchedulePlan } from '../../lib/ticker/schedule-plan.js';
-import type { HandlerName } from './functions.js';
-import { MAX_RECEIVE_COUNT } from './queues.js';
-import { serviceMetric } from './service-metrics.js';
+import type { DeploySettings } from '../settings.js';
+import type { Functions } from './functions.js';
+import type { Queues } from './queues.js';
+import { addResourceAlarms } from './resource-alarms.js';
+import { addServiceAlarms } from './service-alarms.js';
+import { serviceMetrics } from './service-metrics.js';
 
-/** Flush lag that alarms: five intervals plus a minute of slack for a slow tick. */
-export function flushLagThresholdMs(intervalMs: number): number {
-  return 5 * intervalMs + 60_000;
+/** Id of the synth warning when alarms have no destination (acknowledge it to silence it). */
+export const NO_ALARM_DESTINATION_WARNING = '@shardwal/alarms:noDestination';
+
+/** How one alarm compares and evaluates, beyond its metric and threshold. */
+export interface AlarmOptions {
+  comparison?: ComparisonOperator;
+  missing?: TreatMissingData;
+  evaluationPeriods?: number;
 }
+
+/** Creates one alarm wired to the topic. */
+export type AddAlarm = (
+  id: string,
+  metric: IMetric,
+  threshold: number,
+  description: string,
+  options?: AlarmOptions,
+) => Alarm;
 
 /** Props of `Alarms`. */
 export interface AlarmsProps {
-  intervalMs: number;
-  ticker: SchedulePlan;
-  functions: Record<HandlerName, NodejsFunction>;
-  deadLetterQueues: Record<string, Queue>;
-  alarmEmail: string | undefined;
+  stage: string;
+  settings: DeploySettings;
+  functions: Functions;
+  queues: Queues;
+  table: Table;
+  httpApi: HttpApi;
+  /** An existing topic to notify; unset, one is created. */
+  topic?: ITopic;
 }
 
 /** The alarm topic and the alarms. */
 export class Alarms extends Construct {
-  readonly topic: Topic;
+  readonly topic: ITopic;
   readonly all: Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: AlarmsProps) {
     super(scope, id);
-    this.topic = new Topic(this, 'Topic', { displayName: 'shardwal alarms', enforceSSL: true });
-    if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+    const { settings } = props;
+    this.topic =
+      props.topic ?? new Topic(this, 'Topic', { displayName: 'shardwal alarms', enforceSSL: true });
+    if (settings.alarmEmail) {
+      this.topic.addSubscription(
+        // An undeliverable notification is kept with the other failures, not lost.
+        new EmailSubscription(settings.alarmEmail, { deadLetterQueue: props.queues.failures }),
+      );
+    }
+    if (!props.topic && !settings.alarmEmail) {
+      Annotations.of(this).addWarningV2(
+        NO_ALARM_DESTINATION_WARNING,
+        `shardwal stage ${props.stage}: alarms notify a new SNS topic with no subscriber, so they reach nobody. Set alarmEmail, alarmTopicArn (a topic wired to your pager) or the alarmTopic prop; see docs/deploy.md.`,
+      );
+    }
     const action = new SnsAction(this.topic);
-    const alarm = (
-      alarmId: string,
-      metric: IMetric,
-      threshold: number,
-      description: string,
-      extra: {
-        comparison?: ComparisonOperator;
-        missing?: TreatMissingData;
-        evaluationPeriods?: number;
-      } = {},
-    ) => {
+    const add: AddAlarm = (alarmId, metric, threshold, description, options = {}) => {
       const created = new Alarm(this, alarmId, {
         metric,
         threshold,
         alarmDescription: description,
         comparisonOperator:
-          extra.comparison ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: extra.evaluationPeriods ?? 1,
+          options.comparison ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: options.evaluationPeriods ?? 1,
         // Most of these metrics are only emitted when something happens.
-        treatMissingData: extra.missing ?? TreatMissingData.NOT_BREACHING,
+        treatMissingData: options.missing ?? TreatMissingData.NOT_BREACHING,
       });
       created.addAlarmAction(action);
       created.addOkAction(action);
@@ -82,61 +100,17 @@ export class Alarms extends Construct {
       return created;
     };
 
-    const tickPeriod = Duration.minutes(Math.max(1, props.ticker.rateMinutes));
-    const lagMs = flushLagThresholdMs(props.intervalMs);
-    alarm(
-      'FlushLag',
-      serviceMetric(Metric.flushLagMs, { statistic: Stats.MAXIMUM, period: tickPeriod }),
-      lagMs,
-      `The oldest buffered batch has waited ${lagMs} ms (5 flush intervals + 60 s) or more in two consecutive periods: flushes are falling behind (failing flushes show as FlushErrors).`,
-      { comparison: ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 2 },
-    );
-    alarm(
-      'FlushErrors',
-      serviceMetric(Metric.flushErrors, { statistic: Stats.SUM, period: Duration.minutes(5) }),
-      1,
-      'Flushes failed in three consecutive 5-minute periods: they keep failing (S3, DynamoDB, permissions) and are only being retried. See the flushTick/flushWorker logs.',
-      { evaluationPeriods: 3 },
-    );
-    const stoppedPeriod = Duration.minutes(Math.max(5, 2 * props.ticker.rateMinutes));
-    alarm(
-      'TickerStopped',
-      props.functions.flushTick.metricInvocations({ statistic: Stats.SUM, period: stoppedPeriod }),
-      1,
-      'The flush ticker did not run: nothing reaches the WAL except size-triggered flushes, and durable puts time out.',
-      { comparison: ComparisonOperator.LESS_THAN_THRESHOLD, missing: TreatMissingData.BREACHING },
-    );
-    const fiveMinutes = Duration.minutes(5);
-    alarm(
-      'PoisonedShards',
-      serviceMetric(Metric.poisonedShards, { statistic: Stats.MAXIMUM, period: fiveMinutes }),
-      1,
-      'A shard is poisoned (its record and S3 diverged, or an append failed terminally); puts to it get 503 until it is rebuilt (docs/deploy.md).',
-    );
-    alarm(
-      'ShardsPoisoned',
-      serviceMetric(Metric.shardsPoisoned, { statistic: Stats.SUM, period: fiveMinutes }),
-      1,
-      'A flush poisoned a shard in the last five minutes.',
-    );
-    for (const [name, dlq] of Object.entries(props.deadLetterQueues)) {
-      alarm(
-        `${name}DlqDepth`,
-        dlq.metricApproximateNumberOfMessagesVisible({
-          statistic: Stats.MAXIMUM,
-          period: fiveMinutes,
-        }),
-        1,
-        `Messages are waiting in the ${name} dead-letter queue: each failed ${MAX_RECEIVE_COUNT} receives; inspect and redrive them.`,
-      );
-    }
-    for (const [name, fn] of Object.entries(props.functions)) {
-      alarm(
-        `${name}Errors`,
-        fn.metricErrors({ statistic: Stats.SUM, period: fiveMinutes }),
-        1,
-        `The ${name} function failed invocations in the last five minutes (see its log group).`,
-      );
-    }
+    addServiceAlarms(this, add, {
+      stage: props.stage,
+      metric: serviceMetrics(props.stage),
+      settings,
+      functions: props.functions,
+    });
+    addResourceAlarms(add, {
+      functions: props.functions.byName,
+      queues: props.queues,
+      table: props.table,
+      httpApi: props.httpApi,
+    });
   }
 }

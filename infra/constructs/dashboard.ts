@@ -1,5 +1,6 @@
 /**
- * One dashboard: what comes in, how flushes go, and what is alarming.
+ * One dashboard per stage: what comes in, how flushes go, how the functions
+ * keep up, and what is alarming.
  */
 import { Duration } from 'aws-cdk-lib';
 import {
@@ -16,10 +17,12 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { Metric } from '../../lib/observability/metric-names.js';
 import type { HandlerName } from './functions.js';
-import { serviceMetric } from './service-metrics.js';
+import type { ServiceMetric } from './service-metrics.js';
 
 /** Props of `ServiceDashboard`. */
 export interface ServiceDashboardProps {
+  /** Builds the stage's own metrics. */
+  metric: ServiceMetric;
   functions: Record<HandlerName, NodejsFunction>;
   deadLetterQueues: Record<string, Queue>;
   alarms: Alarm[];
@@ -34,6 +37,7 @@ export class ServiceDashboard extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceDashboardProps) {
     super(scope, id);
+    const serviceMetric = props.metric;
     this.dashboard = new Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
     this.dashboard.addWidgets(
       graph('Rows in', [serviceMetric(Metric.putRows, { statistic: Stats.SUM, label: 'rows' })]),
@@ -64,6 +68,35 @@ export class ServiceDashboard extends Construct {
         'Active shards / flush lag',
         [serviceMetric(Metric.activeShards, { statistic: Stats.MAXIMUM, label: 'active shards' })],
         [serviceMetric(Metric.flushLagMs, { statistic: Stats.MAXIMUM, label: 'flush lag (ms)' })],
+      ),
+    );
+    this.dashboard.addWidgets(
+      graph(
+        'Oldest pending batch (ms)',
+        [
+          serviceMetric(Metric.oldestPendingAgeMs, {
+            statistic: Stats.MAXIMUM,
+            label: 'oldest pending (ms)',
+          }),
+        ],
+        [
+          serviceMetric(Metric.ticksPerInvocation, {
+            statistic: Stats.MINIMUM,
+            label: 'ticks per invocation (min)',
+          }),
+        ],
+      ),
+      graph(
+        'Function throttles',
+        Object.entries(props.functions).map(([name, fn]) =>
+          fn.metricThrottles({ statistic: Stats.SUM, label: name }),
+        ),
+      ),
+      graph(
+        'Function concurrency',
+        Object.entries(props.functions).map(([name, fn]) =>
+          fn.metric('ConcurrentExecutions', { statistic: Stats.MAXIMUM, label: name }),
+        ),
       ),
     );
     this.dashboard.addWidgets(

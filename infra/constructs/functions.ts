@@ -1,21 +1,31 @@
 /**
  * The Lambda functions: one per entry point in `functions/`, each with its own
  * role (no AWS managed policies; `permissions.ts` grants exactly what each
- * uses) and its own log group with a retention.
+ * uses), its own log group with a retention, JSON logs filtered by Lambda's
+ * advanced logging controls (`LOGGING`), and the reserved concurrency of
+ * `concurrency.ts` unless the settings turn reservations off.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type Code } from 'aws-cdk-lib/aws-lambda';
+import {
+  ApplicationLogLevel,
+  Architecture,
+  type Code,
+  LoggingFormat,
+  SystemLogLevel,
+} from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { RESOURCE_ENV } from '../../lib/config.js';
 import { METRICS_NAMESPACE } from '../../lib/observability/metric-names.js';
+import { SERVICE_NAME } from '../../lib/observability/telemetry.js';
 import type { DeploySettings } from '../settings.js';
 import { BUNDLING, RUNTIME } from './bundling.js';
+import { reservedConcurrencyOf } from './concurrency.js';
 import type { FunctionSize } from './sizing.js';
 
 /** Every deployed handler and its entry file in `functions/`. */
@@ -36,15 +46,27 @@ export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Directory of the Lambda entry points. */
 export const FUNCTIONS_DIR = join(PROJECT_ROOT, 'functions');
 
-/** Service name of logs and metrics (Powertools adds it as the `service` dimension). */
-export const SERVICE_NAME = 'shardwal';
-
 /** Retention of every function's logs. */
 export const LOG_RETENTION = RetentionDays.ONE_MONTH;
+
+/**
+ * Lambda's logging controls, the same for every function. JSON, because
+ * level filtering needs it (Powertools writes JSON lines either way). System
+ * level WARN drops the START, END and REPORT lines of every invocation (265
+ * bytes each, as many as the puts); Lambda's own metrics (duration, errors,
+ * throttles) still count every invocation. The application level is the
+ * `logLevel` setting, at most INFO (`log-settings.ts`: the EMF lines).
+ */
+export const LOGGING = {
+  format: LoggingFormat.JSON,
+  systemLevel: SystemLogLevel.WARN,
+} as const;
 
 /** Props of `Functions`. */
 export interface FunctionsProps {
   settings: DeploySettings;
+  /** Stage name: every metric and log line carries it. */
+  stage: string;
   /** Memory and timeout per function (`functionSizes`). */
   sizes: Record<HandlerName, FunctionSize>;
   tableName: string;
@@ -61,6 +83,7 @@ export interface FunctionsProps {
 /** The seven functions, by handler name. */
 export class Functions extends Construct {
   readonly byName: Record<HandlerName, NodejsFunction>;
+  readonly logGroups: Record<HandlerName, LogGroup>;
 
   constructor(scope: Construct, id: string, props: FunctionsProps) {
     super(scope, id);
@@ -68,11 +91,16 @@ export class Functions extends Construct {
       [RESOURCE_ENV.tableName]: props.tableName,
       [RESOURCE_ENV.bucketName]: props.bucketName,
       [RESOURCE_ENV.flushQueueUrl]: props.flushQueueUrl,
+      [RESOURCE_ENV.stage]: props.stage,
       ...props.settings.environment,
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      // Powertools obeys Lambda's level (AWS_LAMBDA_LOG_LEVEL) over this one;
+      // kept equal so that the two can never be read as disagreeing.
+      POWERTOOLS_LOG_LEVEL: props.settings.logLevel,
       NODE_OPTIONS: '--enable-source-maps',
     };
+    const logGroups = {} as Record<HandlerName, LogGroup>;
     const make = (name: HandlerName): NodejsFunction => {
       const file = HANDLERS[name];
       const size = props.sizes[name];
@@ -81,6 +109,7 @@ export class Functions extends Construct {
         // Logs outlive a deleted stack for their retention: post-mortems need them.
         removalPolicy: RemovalPolicy.RETAIN,
       });
+      logGroups[name] = logGroup;
       const role = new Role(this, `${name}Role`, {
         assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
         description: `shardwal ${file}: exactly the actions this handler uses`,
@@ -96,7 +125,14 @@ export class Functions extends Construct {
         timeout: size.timeout,
         environment,
         logGroup,
+        loggingFormat: LOGGING.format,
+        applicationLogLevelV2: ApplicationLogLevel[props.settings.logLevel],
+        systemLogLevelV2: LOGGING.systemLevel,
         role,
+        reservedConcurrentExecutions: reservedConcurrencyOf(
+          name,
+          props.settings.reservedConcurrency,
+        ),
       };
       if (props.code) {
         return new NodejsFunction(this, name, {
@@ -122,5 +158,6 @@ export class Functions extends Construct {
     this.byName = Object.fromEntries(
       (Object.keys(HANDLERS) as HandlerName[]).map((name) => [name, make(name)]),
     ) as Record<HandlerName, NodejsFunction>;
+    this.logGroups = logGroups;
   }
 }

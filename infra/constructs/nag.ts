@@ -8,11 +8,11 @@
 import { type CfnElement, Stack, Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 
-/** The logical id of a construct's CloudFormation resource. */
+/** The logical id of a construct's CloudFormation resource, overrides included. */
 export function logicalIdOf(construct: IConstruct): string {
   const stack = Stack.of(construct);
   const element = (construct.node.defaultChild ?? construct) as CfnElement;
-  return stack.resolve(stack.getLogicalId(element)) as string;
+  return stack.resolve(element.logicalId) as string;
 }
 
 /** `<LogicalId.Arn>`, as cdk-nag prints `Fn::GetAtt [id, Arn]`. */

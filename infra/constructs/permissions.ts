@@ -3,13 +3,30 @@
  * none uses a `grantReadWrite`-style helper, whose action lists are wider
  * than what the handlers call. The invariants the tests hold us to:
  *
- *   1. The put and status handlers have no S3 permission at all.
- *   2. Only the flushers write WAL objects; only export writes AOF exports;
- *      only export deletes (WAL retention). Recovery reads.
+ *   1. The put handlers' only S3 action is creating spill objects,
+ *      create-if-absent (with reading back their own, and listing so that a
+ *      missing key is a 404, not a 403); with spilling off
+ *      (`spillBytes=off`) they have no S3 permission at all. The status
+ *      handler has none, ever. The flushers and recovery read spill objects
+ *      whether or not spilling is on: a deployment that switches it off
+ *      still flushes the batches spilled before.
+ *   2. Only the flushers write WAL objects; only export writes manifests,
+ *      segments and snapshot parts; only export deletes (retention). Recovery
+ *      reads, and creates spill objects (verify's copy of an aged pending
+ *      payload). Spill objects are read by the flushers, recovery and the
+ *      put handlers, and never deleted by anyone: the lifecycle rule expires
+ *      them.
  *   3. Every object write is create-if-absent: PutObject is allowed only with
- *      an `If-None-Match` header, so no role can overwrite a WAL object or an
- *      export, even by a bug.
+ *      an `If-None-Match` header, so no role can overwrite a WAL object, an
+ *      export or a spilled payload, even by a bug. Export's streamed writes
+ *      are multipart uploads: their `CreateMultipartUpload` and `UploadPart`
+ *      requests (which S3 authorizes as PutObject and which take no
+ *      conditional header) are allowed where `s3:ObjectCreationOperation` is
+ *      false, and only the `CompleteMultipartUpload` that creates the object
+ *      must carry `If-None-Match`; `AbortMultipartUpload` lets a failed one go.
  *   4. The status handler has no write action.
+ *   5. No grant outlives its use: `TABLE_ACTIONS_BY_HANDLER` lists what each
+ *      handler's code sends; S3 grants name only the key kinds it touches.
  */
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -17,28 +34,54 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { HandlerName } from './functions.js';
+import { EXPORT_READ_PATTERNS, EXPORT_WRITTEN_PATTERNS, KEY_PATTERNS } from './key-patterns.js';
 import { acknowledgeWildcardResources, arnToken } from './nag.js';
 import { TABLE_LAYOUT } from './storage.js';
 
-/** DynamoDB action sets. */
+/**
+ * DynamoDB actions, by what the code in `lib/memtable/` sends. The sets below
+ * follow the handlers' call paths: a grant nothing calls is a grant removed.
+ */
 export const DDB_ACTIONS = {
-  read: ['dynamodb:GetItem', 'dynamodb:Query'],
-  write: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-  /** The flusher deletes batch items the WAL covers in one BatchWriteItem. */
-  batchWrite: ['dynamodb:BatchWriteItem'],
-  /** Export and verify walk every shard record. */
-  scan: ['dynamodb:Scan'],
+  /** Shard records, idempotency records and batch heads, by key. */
+  getItem: 'dynamodb:GetItem',
+  /** Batch ranges of one shard (flush, verify, rebuild); the pending index. */
+  query: 'dynamodb:Query',
+  /** Batch items, void markers, idempotency records, quarantined batches. */
+  putItem: 'dynamodb:PutItem',
+  /** Every shard-record change (allocate, claim, commit, watermark, reset). */
+  updateItem: 'dynamodb:UpdateItem',
+  /** An idempotency reservation released when its batch provably did not land. */
+  deleteItem: 'dynamodb:DeleteItem',
+  /** Quarantine: a rejected batch moved out of the batch range (rebuild). */
+  batchWriteItem: 'dynamodb:BatchWriteItem',
+  /** The one-time registry backfill of records older than the registry (`list-shards.ts`). */
+  scan: 'dynamodb:Scan',
 } as const;
 
-/** Object key patterns, as in `lib/paths.ts`. */
-export const KEY_PATTERNS = {
-  shard: 'shards/*',
-  wal: 'shards/*/wal/*',
-  aof: 'shards/*/aof/*',
-} as const;
+/** The DynamoDB actions each handler's code sends to the table. */
+export const TABLE_ACTIONS_BY_HANDLER = {
+  // lib/put: idempotency (get, put, delete), allocate (update), the batch (put, update), durable wait (get).
+  putHttp: ['getItem', 'putItem', 'updateItem', 'deleteItem'],
+  putSqs: ['getItem', 'putItem', 'updateItem', 'deleteItem'],
+  // lib/http/status-route: the shard record.
+  statusHttp: ['getItem'],
+  // lib/flush: record (get, update), batches (query), void seals (put); nothing deletes (TTL).
+  flushTick: ['getItem', 'query', 'putItem', 'updateItem'],
+  flushWorker: ['getItem', 'query', 'putItem', 'updateItem'],
+  // lib/export: the registry backfill (scan, update, its marker put), a record (get), the
+  // watermark and retention cursors (update).
+  export: ['getItem', 'updateItem', 'putItem', 'scan'],
+  // lib/recovery: the registry backfill (scan, marker put), batches (query), heals and
+  // quarantine (put, batch write), fence and reset (update).
+  recover: ['getItem', 'query', 'putItem', 'updateItem', 'batchWriteItem', 'scan'],
+} as const satisfies Record<HandlerName, readonly (keyof typeof DDB_ACTIONS)[]>;
 
 /** PutObject only when the request carries `If-None-Match` (create-if-absent). */
 const CREATE_IF_ABSENT: Record<string, unknown> = { Null: { 's3:if-none-match': 'false' } };
+
+/** A multipart upload's requests that create nothing (`CreateMultipartUpload`, `UploadPart`). */
+const UPLOAD_PARTS: Record<string, unknown> = { Bool: { 's3:ObjectCreationOperation': 'false' } };
 
 /** Resources the grants refer to. */
 export interface PermissionTargets {
@@ -46,18 +89,26 @@ export interface PermissionTargets {
   table: Table;
   bucket: Bucket;
   flushQueue: Queue;
+  /** Where put-sqs sends the messages it refuses for good (`lib/sqs/put-messages.ts`). */
+  ingestDeadLetterQueues: Queue[];
+  /** Whether large payloads spill to S3 (`spillBytes` set): the spill grants exist only then. */
+  spilling: boolean;
 }
+
+/** Adds one statement to a handler's role. */
+type Allow = (
+  name: HandlerName,
+  actions: readonly string[],
+  resources: string[],
+  conditions?: Record<string, unknown>,
+) => void;
 
 /** Grants every function exactly what it uses. */
 export function grantLeastPrivilege(t: PermissionTargets): void {
   const tableArn = t.table.tableArn;
   const pendingIndexArn = `${tableArn}/index/${TABLE_LAYOUT.pendingIndex}`;
-  const allow = (
-    name: HandlerName,
-    actions: readonly string[],
-    resources: string[],
-    conditions?: Record<string, unknown>,
-  ) =>
+  const registryIndexArn = `${tableArn}/index/${TABLE_LAYOUT.registryIndex}`;
+  const allow: Allow = (name, actions, resources, conditions) =>
     t.functions[name].addToRolePolicy(
       new PolicyStatement({
         actions: [...actions],
@@ -73,20 +124,23 @@ export function grantLeastPrivilege(t: PermissionTargets): void {
   // 404 rather than 403, and that check carries no prefix.
   const listBucket = (name: HandlerName) => allow(name, ['s3:ListBucket'], [t.bucket.bucketArn]);
 
-  for (const put of ['putHttp', 'putSqs'] as const) {
-    allow(put, [...DDB_ACTIONS.read, ...DDB_ACTIONS.write], [tableArn]);
-    sendFlushRequests(put);
-  }
-
-  allow('statusHttp', DDB_ACTIONS.read, [tableArn]);
-
-  for (const flusher of ['flushTick', 'flushWorker'] as const) {
+  for (const name of Object.keys(TABLE_ACTIONS_BY_HANDLER) as HandlerName[]) {
     allow(
-      flusher,
-      [...DDB_ACTIONS.read, ...DDB_ACTIONS.write, ...DDB_ACTIONS.batchWrite],
+      name,
+      TABLE_ACTIONS_BY_HANDLER[name].map((a) => DDB_ACTIONS[a]),
       [tableArn],
     );
-    allow(flusher, ['dynamodb:Query'], [pendingIndexArn]);
+  }
+  for (const put of ['putHttp', 'putSqs'] as const) sendFlushRequests(put);
+  // Its event sources grant put-sqs ChangeMessageVisibility (hold-backs) on the ingest queues.
+  allow(
+    'putSqs',
+    ['sqs:SendMessage'],
+    t.ingestDeadLetterQueues.map((q) => q.queueArn),
+  );
+
+  for (const flusher of ['flushTick', 'flushWorker'] as const) {
+    allow(flusher, [DDB_ACTIONS.query], [pendingIndexArn]);
     allow(flusher, ['s3:GetObject'], [objects(KEY_PATTERNS.wal)]);
     allow(flusher, ['s3:PutObject'], [objects(KEY_PATTERNS.wal)], CREATE_IF_ABSENT);
     listBucket(flusher);
@@ -94,33 +148,66 @@ export function grantLeastPrivilege(t: PermissionTargets): void {
   }
   sendFlushRequests('flushTick');
 
-  const walker = [
-    ...DDB_ACTIONS.read,
-    ...DDB_ACTIONS.write,
-    ...DDB_ACTIONS.batchWrite,
-    ...DDB_ACTIONS.scan,
-  ];
-  allow('export', walker, [tableArn]);
-  allow('export', ['s3:GetObject'], [objects(KEY_PATTERNS.shard)]);
-  allow('export', ['s3:PutObject'], [objects(KEY_PATTERNS.aof)], CREATE_IF_ABSENT);
-  allow('export', ['s3:DeleteObject'], [objects(KEY_PATTERNS.wal)]);
-  listBucket('export');
-  acknowledgeKeyPatterns(t.functions.export, t.bucket, [
-    KEY_PATTERNS.shard,
-    KEY_PATTERNS.aof,
-    KEY_PATTERNS.wal,
-  ]);
+  // Both scheduled jobs list the shards through the registry index.
+  for (const job of ['export', 'recover'] as const)
+    allow(job, [DDB_ACTIONS.query], [registryIndexArn]);
 
-  allow('recover', walker, [tableArn]);
-  allow('recover', ['s3:GetObject'], [objects(KEY_PATTERNS.shard)]);
+  // Export reads the base manifest, the WAL since and (a compaction, a legacy
+  // base) snapshot parts and legacy exports; it writes segments, parts and the
+  // manifest, streamed ones as multipart uploads; retention deletes every kind
+  // but what it keeps (never a WAL object at or above the watermark).
+  const written = EXPORT_WRITTEN_PATTERNS.map(objects);
+  allow('export', ['s3:GetObject'], EXPORT_READ_PATTERNS.map(objects));
+  allow('export', ['s3:PutObject'], written, CREATE_IF_ABSENT);
+  allow('export', ['s3:PutObject'], written, UPLOAD_PARTS);
+  allow('export', ['s3:AbortMultipartUpload'], written);
+  allow('export', ['s3:DeleteObject'], EXPORT_READ_PATTERNS.map(objects));
+  listBucket('export');
+  acknowledgeKeyPatterns(t.functions.export, t.bucket, EXPORT_READ_PATTERNS);
+
+  // Recovery reads exports (manifests, their parts and segments, legacy
+  // exports) and WAL objects; it lists a shard's prefix to find objects the
+  // table has no record of.
+  allow('recover', ['s3:GetObject'], EXPORT_READ_PATTERNS.map(objects));
   listBucket('recover');
-  acknowledgeKeyPatterns(t.functions.recover, t.bucket, [KEY_PATTERNS.shard]);
+  acknowledgeKeyPatterns(t.functions.recover, t.bucket, EXPORT_READ_PATTERNS);
+
+  grantSpill(t, allow, listBucket);
+}
+
+/**
+ * The spill's grants (`lib/memtable/spill.ts`), on `spill/*` only. A put
+ * writes its payload create-if-absent and, when a retried write finds its
+ * own object, reads it back to check it; listing lets that read of a missing
+ * key answer 404: the put handlers get these only while spilling is on. The
+ * flushers read payloads to inline them into the WAL. Recovery reads them
+ * (rebuild's quarantine inlines them) and creates copies (verify's heal of an
+ * aged pending payload). Those two keep their grants with spilling off, for
+ * the batches spilled before; they already list the bucket.
+ */
+function grantSpill(t: PermissionTargets, allow: Allow, listBucket: (name: HandlerName) => void) {
+  const spill = [t.bucket.arnForObjects(KEY_PATTERNS.spill)];
+  const puts = t.spilling ? (['putHttp', 'putSqs'] as const) : [];
+  for (const put of puts) {
+    allow(put, ['s3:PutObject'], spill, CREATE_IF_ABSENT);
+    allow(put, ['s3:GetObject'], spill);
+    listBucket(put);
+  }
+  for (const flusher of ['flushTick', 'flushWorker'] as const) {
+    allow(flusher, ['s3:GetObject'], spill);
+  }
+  allow('recover', ['s3:GetObject'], spill);
+  allow('recover', ['s3:PutObject'], spill, CREATE_IF_ABSENT);
+  for (const name of [...puts, 'flushTick', 'flushWorker', 'recover'] as const) {
+    acknowledgeKeyPatterns(t.functions[name], t.bucket, [KEY_PATTERNS.spill]);
+  }
 }
 
 /**
  * cdk-nag IAM5 flags any `*` in a resource. Here the wildcards are the shard
- * name and the zero-padded position: both are data, unknown at deploy time,
- * and the grant is already narrowed to one object kind (`wal` or `aof`).
+ * name and the zero-padded position (or a spilled batch's seq and put id):
+ * all data, unknown at deploy time, and the grant is already narrowed to one
+ * object kind.
  */
 function acknowledgeKeyPatterns(
   fn: NodejsFunction,
@@ -130,6 +217,6 @@ function acknowledgeKeyPatterns(
   acknowledgeWildcardResources(
     fn.role!,
     patterns.map((pattern) => `${arnToken(bucket)}/${pattern}`),
-    'Object keys are shards/<shard>/<kind>/<position>: shard names and positions are data created at run time, so the grant names the key layout, not keys.',
+    'Object keys are shards/<shard>/<kind>/<position...> and spill/<shard>/<seq>-<putId>: shard names, positions, seqs and put ids are data created at run time, so the grant names the key layout, not keys.',
   );
 }

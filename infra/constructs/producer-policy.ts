@@ -1,10 +1,22 @@
 /**
  * A managed policy for producers to attach to their own roles: send to the
- * ingest queue and, with the IAM authorizer, call the three API routes.
+ * ingest queues (standard and FIFO) and, with the IAM authorizer, call the
+ * three API routes.
  * Nothing else: no table, no bucket, no flush queue.
+ *
+ * Producers in other accounts assume the producer role, which carries that
+ * policy and trusts the accounts listed in `producerAccounts`. A role rather
+ * than resource policies, because an HTTP API takes no resource policy: an
+ * IAM-authorized route only admits principals of its own account.
  */
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import { ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import {
+  AccountPrincipal,
+  CompositePrincipal,
+  ManagedPolicy,
+  PolicyStatement,
+  Role,
+} from 'aws-cdk-lib/aws-iam';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ApiAuthorizer } from '../settings.js';
@@ -13,9 +25,12 @@ import { acknowledgeWildcardResources, refToken } from './nag.js';
 
 /** Props of `ProducerPolicy`. */
 export interface ProducerPolicyProps {
-  ingestQueue: Queue;
+  /** The ingest queues producers send to (standard and FIFO). */
+  ingestQueues: Queue[];
   httpApi: HttpApi;
   authorizer: ApiAuthorizer;
+  /** Accounts whose principals may assume the producer role; none, no role. */
+  trustedAccounts?: readonly string[];
 }
 
 /** The route's path in an execute-api ARN: `{param}` segments become `*`. */
@@ -24,6 +39,8 @@ const arnPath = (path: string) => path.replace(/\{[^}]+\}/g, '*');
 /** The producers' policy. */
 export class ProducerPolicy extends Construct {
   readonly policy: ManagedPolicy;
+  /** The role producers of other accounts assume, when accounts are trusted. */
+  readonly role: Role | undefined;
 
   constructor(scope: Construct, id: string, props: ProducerPolicyProps) {
     super(scope, id);
@@ -31,7 +48,7 @@ export class ProducerPolicy extends Construct {
     const statements = [
       new PolicyStatement({
         actions: ['sqs:SendMessage'],
-        resources: [props.ingestQueue.queueArn],
+        resources: props.ingestQueues.map((q) => q.queueArn),
       }),
     ];
     // With the JWT authorizer, API access is the identity provider's to grant.
@@ -60,5 +77,17 @@ export class ProducerPolicy extends Construct {
         'Route ARNs carry * for the {shard} and {seq} path parameters: producers choose shard names at run time; method and route are fixed.',
       );
     }
+    const accounts = props.trustedAccounts ?? [];
+    // The trusted account's administrator decides which of its principals may
+    // assume the role (sts:AssumeRole in their own policies).
+    this.role =
+      accounts.length === 0
+        ? undefined
+        : new Role(this, 'Role', {
+            description:
+              'shardwal producers of trusted accounts: the producer policy, nothing else',
+            assumedBy: new CompositePrincipal(...accounts.map((a) => new AccountPrincipal(a))),
+            managedPolicies: [this.policy],
+          });
   }
 }

@@ -1,14 +1,48 @@
 /**
- * The two work queues, each with a dead-letter queue: `ingest` carries
- * producers' puts, `flush` carries size-triggered flush requests and the
- * tick's fan-out (one message per shard).
+ * The work queues, each with a dead-letter queue: `ingest` (standard) and
+ * `ingestFifo` carry producers' puts, `flush` carries size-triggered flush
+ * requests and the tick's fan-out (one message per shard); and `failures`,
+ * which keeps what failed outside those.
+ *
+ * Order of each path (README, "HTTP API"):
+ *   HTTP          a put is ordered when its ack is returned (its seq);
+ *   ingest        none: messages are buffered in whatever order SQS delivers
+ *                 them, concurrently within a batch;
+ *   ingestFifo    per message group: send each shard's messages with
+ *                 MessageGroupId = shard, and they are buffered in send
+ *                 order, a failure holding back the rest of its group.
+ *
+ * The ingest queues' redrive and retention come from the put handler's
+ * hold-back schedule (`lib/sqs/hold-back.ts`): a message refused for a
+ * retryable reason comes back with a growing visibility timeout, for up to
+ * 7 days before the redrive policy takes it, and is retained 14 days.
  */
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import {
+  DeduplicationScope,
+  FifoThroughputLimit,
+  Queue,
+  QueueEncryption,
+} from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { HOLD_BACK, INGEST_MAX_RECEIVE_COUNT } from '../../lib/sqs/hold-back.js';
 
-/** Receives before a message is parked in its DLQ: enough for throttles and races, few enough to surface poison. */
+/** Batching window of the standard ingest event source: a second of latency buys fuller batches. */
+export const INGEST_BATCHING_WINDOW = Duration.seconds(1);
+
+/** Receives before a flush request is parked in its DLQ: enough for throttles and races, few enough to surface poison. */
 export const MAX_RECEIVE_COUNT = 5;
+
+/**
+ * Receives before an ingest message reaches its DLQ: 7 days of the
+ * handler's hold-backs (`lib/sqs/hold-back.ts`), so a poisoned shard's puts
+ * wait for its rebuild. Permanent refusals never count against it: the
+ * handler dead-letters those itself on their first receive.
+ */
+export { INGEST_MAX_RECEIVE_COUNT };
+
+/** Retention of the ingest queues: 14 days, SQS's maximum, twice the hold. */
+export const INGEST_RETENTION = Duration.seconds(HOLD_BACK.retentionSeconds);
 
 /**
  * AWS's rule for an SQS event source: visibility timeout of at least six
@@ -24,63 +58,136 @@ export function visibilityTimeoutFor(
 
 /** Props of `Queues`. */
 export interface QueuesProps {
-  /** Timeout of the put function consuming `ingest`. */
+  /** Timeout of the put function consuming `ingest` and `ingestFifo`. */
   ingestConsumerTimeout: Duration;
-  /** Batching window of the `ingest` event source. */
+  /** Batching window of the `ingest` event source (FIFO sources take none). */
   ingestBatchingWindow: Duration;
   /** Timeout of the flush worker consuming `flush`. */
   flushConsumerTimeout: Duration;
 }
 
-function workQueue(
+/** Why a dead-letter queue has no redrive policy (cdk-nag acknowledgements). */
+const DLQ_REASON =
+  'A dead-letter queue: nothing consumes it and it redrives nowhere; an operator inspects and redrives its messages, and a depth alarm watches it.';
+
+/**
+ * A queue nothing consumes: it keeps what failed for an operator, as long as
+ * SQS allows. A DLQ is the end of the line: it has no redrive policy of its own.
+ */
+function deadLetterQueue(
   scope: Construct,
   id: string,
-  visibilityTimeout: Duration,
   removalPolicy: RemovalPolicy,
-): { queue: Queue; dlq: Queue } {
-  const dlq = new Queue(scope, `${id}Dlq`, {
+  fifo = false,
+): Queue {
+  const dlq = new Queue(scope, id, {
     // SSE-SQS: encrypted at rest with no key for producers to be granted.
     encryption: QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
     retentionPeriod: Duration.days(14),
     removalPolicy,
+    ...(fifo ? { fifo: true } : {}),
   });
+  Validations.of(dlq).acknowledge({ id: 'Serverless-SQSRedrivePolicy', reason: DLQ_REASON });
+  return dlq;
+}
+
+/** How a work queue redrives and how long it keeps messages. */
+interface WorkQueueOptions {
+  visibilityTimeout: Duration;
+  removalPolicy: RemovalPolicy;
+  maxReceiveCount: number;
+  retentionPeriod?: Duration;
+  fifo?: boolean;
+}
+
+function workQueue(
+  scope: Construct,
+  id: string,
+  options: WorkQueueOptions,
+): { queue: Queue; dlq: Queue } {
+  const dlq = deadLetterQueue(scope, `${id}Dlq`, options.removalPolicy, options.fifo);
   const queue = new Queue(scope, id, {
     encryption: QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
-    visibilityTimeout,
-    deadLetterQueue: { queue: dlq, maxReceiveCount: MAX_RECEIVE_COUNT },
-    removalPolicy,
+    visibilityTimeout: options.visibilityTimeout,
+    deadLetterQueue: { queue: dlq, maxReceiveCount: options.maxReceiveCount },
+    removalPolicy: options.removalPolicy,
+    ...(options.retentionPeriod ? { retentionPeriod: options.retentionPeriod } : {}),
+    ...(options.fifo
+      ? {
+          fifo: true,
+          // Off on purpose: the deduplication id is the put's idempotency key
+          // (`lib/sqs/message-key.ts`), kept 24 h, so it must be the
+          // producer's statement that two sends are one put, not a hash of
+          // the body (two identical puts an hour apart are two puts).
+          contentBasedDeduplication: false,
+          // High-throughput FIFO: limits and deduplication per group (= per shard).
+          deduplicationScope: DeduplicationScope.MESSAGE_GROUP,
+          fifoThroughputLimit: FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
+        }
+      : {}),
   });
   return { queue, dlq };
 }
 
-/** Ingest and flush queues with their DLQs. */
+/** Ingest (standard and FIFO) and flush queues with their DLQs, and the failures queue. */
 export class Queues extends Construct {
   readonly ingest: Queue;
   readonly ingestDlq: Queue;
+  /** FIFO ingest: per-shard order through SQS (MessageGroupId = shard). */
+  readonly ingestFifo: Queue;
+  readonly ingestFifoDlq: Queue;
   readonly flush: Queue;
   readonly flushDlq: Queue;
+  /**
+   * Where a failure with no queue of its own is kept: scheduled invocations
+   * (ticker, export, verify) that failed or could not be delivered (the
+   * functions' on-failure destination and the schedules' dead-letter queue),
+   * and alarm notifications SNS could not deliver.
+   */
+  readonly failures: Queue;
 
   constructor(scope: Construct, id: string, props: QueuesProps) {
     super(scope, id);
-    const ingest = workQueue(
-      this,
-      'Ingest',
-      visibilityTimeoutFor(props.ingestConsumerTimeout, props.ingestBatchingWindow),
+    const ingestOptions = {
       // Unconsumed and dead-lettered puts are producers' rows: keep them if the stack goes.
-      RemovalPolicy.RETAIN,
-    );
+      removalPolicy: RemovalPolicy.RETAIN,
+      maxReceiveCount: INGEST_MAX_RECEIVE_COUNT,
+      retentionPeriod: INGEST_RETENTION,
+    };
+    const ingest = workQueue(this, 'Ingest', {
+      ...ingestOptions,
+      visibilityTimeout: visibilityTimeoutFor(
+        props.ingestConsumerTimeout,
+        props.ingestBatchingWindow,
+      ),
+    });
+    const ingestFifo = workQueue(this, 'IngestFifo', {
+      ...ingestOptions,
+      // FIFO event sources take no batching window.
+      visibilityTimeout: visibilityTimeoutFor(props.ingestConsumerTimeout),
+      fifo: true,
+    });
     // Flush requests carry no rows (the batches are in the table): nothing to keep.
-    const flush = workQueue(
-      this,
-      'Flush',
-      visibilityTimeoutFor(props.flushConsumerTimeout),
-      RemovalPolicy.DESTROY,
-    );
+    const flush = workQueue(this, 'Flush', {
+      visibilityTimeout: visibilityTimeoutFor(props.flushConsumerTimeout),
+      removalPolicy: RemovalPolicy.DESTROY,
+      maxReceiveCount: MAX_RECEIVE_COUNT,
+    });
     this.ingest = ingest.queue;
     this.ingestDlq = ingest.dlq;
+    this.ingestFifo = ingestFifo.queue;
+    this.ingestFifoDlq = ingestFifo.dlq;
     this.flush = flush.queue;
     this.flushDlq = flush.dlq;
+    // Failure records name the function, the request and the error; no rows.
+    this.failures = deadLetterQueue(this, 'Failures', RemovalPolicy.DESTROY);
+    // AwsSolutions-SQS3 recognises a DLQ only by another queue's redrive policy;
+    // this one is the DLQ of Lambda destinations, schedules and SNS instead.
+    Validations.of(this.failures).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: `${DLQ_REASON} It receives Lambda on-failure records, Scheduler dead letters and undeliverable alarm notifications.`,
+    });
   }
 }

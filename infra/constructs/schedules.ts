@@ -2,25 +2,81 @@
  * EventBridge Scheduler drives the flush ticker, the export and the scheduled
  * verify. The ticker's rate and the ticks inside one invocation both come
  * from the one flush interval (`planSchedule`): under a minute, one
- * invocation a minute runs `60 s / interval` ticks; whole minutes map to the
- * rate directly.
+ * invocation a minute runs ticks until the end of its minute; whole minutes
+ * map to the rate directly.
+ *
+ * Failure handling is set on purpose for each schedule, at both hops:
+ *   Scheduler → Lambda (the Invoke call):  `SCHEDULE_RETRIES`, then the DLQ;
+ *   Lambda's async queue → the handler:    no retries, then the on-failure
+ *                                          destination.
+ * Both hops end in the `failures` queue, whose depth alarms. Nothing is
+ * retried silently, and nothing is retried once the next run is due.
  */
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import {
+  ContextAttribute,
   Schedule,
   ScheduleExpression,
   ScheduleTargetInput,
   TimeWindow,
 } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke, type ScheduleTargetBaseProps } from 'aws-cdk-lib/aws-scheduler-targets';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { SchedulePlan } from '../../lib/ticker/schedule-plan.js';
+import { TICKER_SCHEDULED_TIME_FIELD } from '../../lib/ticker/scheduled-tick.js';
 import { acknowledgeWildcardResources, arnToken } from './nag.js';
+
+/**
+ * Field of the ticker's input holding the time Scheduler planned the
+ * invocation for; the function ends its loop at the end of that window, so a
+ * late start never runs into the next invocation's loop. One constant, owned
+ * by the code that reads it (`lib/ticker/scheduled-tick.ts`).
+ */
+export { TICKER_SCHEDULED_TIME_FIELD };
 
 /** Input of the scheduled recovery invocation (on-demand rebuilds send `{ shard, mode: 'rebuild' }`). */
 export const VERIFY_INPUT = { mode: 'verify' } as const;
+
+/**
+ * Input of every export invocation: an EventBridge "Scheduled Event", the
+ * one shape besides `{ "shard" }` the export function takes
+ * (`lib/export/export-event.ts`). Spelled out, so what the function gets
+ * does not depend on what Scheduler sends a target without an input.
+ */
+export function exportInput(stack: Stack): Record<string, unknown> {
+  return {
+    version: '0',
+    id: ContextAttribute.executionId,
+    'detail-type': 'Scheduled Event',
+    source: 'aws.scheduler',
+    account: stack.account,
+    time: ContextAttribute.scheduledTime,
+    region: stack.region,
+    resources: [ContextAttribute.scheduleArn],
+    detail: {},
+  };
+}
+
+/** Input of every ticker invocation: the minute it was scheduled for. */
+export const TICKER_INPUT = {
+  [TICKER_SCHEDULED_TIME_FIELD]: ContextAttribute.scheduledTime,
+} as const;
+
+/**
+ * Scheduler's retries of a failed Invoke call, per schedule. The ticker gets
+ * none: a retry would start a second loop for a minute whose own loop may
+ * already run, and the next minute's invocation is the retry. Export and
+ * verify are idempotent runs, so a retry within their period only helps.
+ */
+export const SCHEDULE_RETRIES = { ticker: 0, export: 2, verify: 2 } as const;
+
+/** Scheduler accepts event ages of 60 s to 24 h; Lambda's async queue 60 s to 6 h. */
+const clampAge = (d: Duration, max: Duration) =>
+  Duration.seconds(Math.min(max.toSeconds(), Math.max(60, d.toSeconds())));
 
 /** Props of `Schedules`. */
 export interface SchedulesProps {
@@ -30,9 +86,9 @@ export interface SchedulesProps {
   recover: IFunction;
   exportEveryMinutes: number;
   verifyEveryMinutes: number;
+  /** Dead-letter queue of the schedules and on-failure destination of the functions. */
+  failures: IQueue;
 }
-
-const everyMinutes = (n: number) => ScheduleExpression.rate(Duration.minutes(n));
 
 /** The three schedules. */
 export class Schedules extends Construct {
@@ -42,34 +98,75 @@ export class Schedules extends Construct {
 
   constructor(scope: Construct, id: string, props: SchedulesProps) {
     super(scope, id);
+    const onFailure = new SqsDestination(props.failures);
+    const minute = Duration.minutes(1);
+
     this.ticker = new Schedule(this, 'FlushTicker', {
-      description: `shardwal flush ticker: ${props.ticker.ticksPerInvocation} tick(s) of ${props.ticker.tickIntervalMs} ms per invocation`,
+      description: `shardwal flush ticker: ticks of ${props.ticker.tickIntervalMs} ms until the end of each scheduled ${props.ticker.rateMinutes}-minute slot`,
       schedule: everyMinutes(props.ticker.rateMinutes),
-      // No flexible window and no retries: a late or repeated tick would burst
-      // flushes; the next scheduled invocation is the retry.
+      // No flexible window: ticks fall on the grid, so the invocation must too.
       timeWindow: TimeWindow.off(),
       target: this.invoke('FlushTicker', props.flushTick, {
-        retryAttempts: 0,
-        maxEventAge: Duration.minutes(1),
+        retryAttempts: SCHEDULE_RETRIES.ticker,
+        // A minute that could not start within its minute is over: record it, never replay it.
+        maxEventAge: minute,
+        deadLetterQueue: props.failures,
+        input: ScheduleTargetInput.fromObject(TICKER_INPUT),
       }),
     });
     // Scheduler invokes asynchronously; Lambda's own async retries (two by
-    // default, minutes later) would be the same late burst.
-    props.flushTick.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
+    // default, minutes later) would start a second loop for a past minute.
+    props.flushTick.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: minute, onFailure });
 
-    this.export = new Schedule(this, 'Export', {
+    this.export = this.periodic('Export', props.exportFn, props.exportEveryMinutes, {
       description: 'shardwal export: fold WAL objects into AOF exports, retire covered WAL',
-      schedule: everyMinutes(props.exportEveryMinutes),
-      timeWindow: TimeWindow.off(),
-      target: this.invoke('Export', props.exportFn, { retryAttempts: 2 }),
+      retryAttempts: SCHEDULE_RETRIES.export,
+      failures: props.failures,
+      onFailure,
+      input: ScheduleTargetInput.fromObject(exportInput(Stack.of(this))),
     });
-    this.verify = new Schedule(this, 'Verify', {
+    this.verify = this.periodic('Verify', props.recover, props.verifyEveryMinutes, {
       description: 'shardwal recovery: verify every shard against S3, heal what is provably safe',
-      schedule: everyMinutes(props.verifyEveryMinutes),
+      retryAttempts: SCHEDULE_RETRIES.verify,
+      failures: props.failures,
+      onFailure,
+      input: ScheduleTargetInput.fromObject(VERIFY_INPUT),
+    });
+  }
+
+  /**
+   * A schedule every `minutes` whose failures are reported, not retried: a
+   * failed run shows in the failures queue, and the next run starts from
+   * whatever the failed one left (both jobs are idempotent). No event outlives
+   * the period: a run older than the next one is redundant.
+   */
+  private periodic(
+    id: string,
+    fn: IFunction,
+    minutes: number,
+    options: {
+      description: string;
+      retryAttempts: number;
+      failures: IQueue;
+      onFailure: SqsDestination;
+      input?: ScheduleTargetInput;
+    },
+  ): Schedule {
+    const period = Duration.minutes(minutes);
+    fn.configureAsyncInvoke({
+      retryAttempts: 0,
+      maxEventAge: clampAge(period, Duration.hours(6)),
+      onFailure: options.onFailure,
+    });
+    return new Schedule(this, id, {
+      description: options.description,
+      schedule: everyMinutes(minutes),
       timeWindow: TimeWindow.off(),
-      target: this.invoke('Verify', props.recover, {
-        retryAttempts: 2,
-        input: ScheduleTargetInput.fromObject(VERIFY_INPUT),
+      target: this.invoke(id, fn, {
+        retryAttempts: options.retryAttempts,
+        maxEventAge: clampAge(period, Duration.hours(24)),
+        deadLetterQueue: options.failures,
+        ...(options.input ? { input: options.input } : {}),
       }),
     });
   }
@@ -78,7 +175,8 @@ export class Schedules extends Construct {
    * A `LambdaInvoke` target with its own role, trusted by Scheduler for this
    * account's default schedule group only. The L2 grants the role
    * `lambda:InvokeFunction` on the function and on `<function>:*` (versions
-   * and aliases); cdk-nag IAM5 reports the latter, acknowledged here.
+   * and aliases); cdk-nag IAM5 reports the latter, acknowledged here. The
+   * dead-letter queue adds `sqs:SendMessage` on that one queue.
    */
   private invoke(id: string, fn: IFunction, options: ScheduleTargetBaseProps): LambdaInvoke {
     const stack = Stack.of(this);
@@ -104,3 +202,5 @@ export class Schedules extends Construct {
     return new LambdaInvoke(fn, { ...options, role });
   }
 }
+
+const everyMinutes = (n: number) => ScheduleExpression.rate(Duration.minutes(n));

@@ -1,19 +1,38 @@
 /**
  * The service's own metrics, as the handlers emit them: Powertools EMF in
- * namespace `shardwal` with the default dimension `service=shardwal`.
+ * namespace `shardwal` with the dimensions `service=shardwal` and
+ * `stage=<stage>` (`lib/observability/telemetry.ts` adds the stage from
+ * `SHARDWAL_STAGE`, which `functions.ts` sets). The stage keeps two stages in
+ * one account apart on every alarm and graph.
  */
 import { Duration } from 'aws-cdk-lib';
 import { Metric as CwMetric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import { METRICS_NAMESPACE, type MetricName } from '../../lib/observability/metric-names.js';
-import { SERVICE_NAME } from './functions.js';
+import { SERVICE_NAME, STAGE_DIMENSION } from '../../lib/observability/telemetry.js';
 
-/** A shardwal metric; `options` sets statistic, period, label. */
-export function serviceMetric(name: MetricName, options: MetricOptions = {}): CwMetric {
-  return new CwMetric({
-    namespace: METRICS_NAMESPACE,
-    metricName: name,
-    dimensionsMap: { service: SERVICE_NAME },
-    period: Duration.minutes(1),
-    ...options,
-  });
+/** Metrics the stack derives from log lines (metric filters), beside the emitted ones. */
+export const LOG_METRICS = {
+  /** Error lines of the export function: a shard's export failed or threw. */
+  exportErrorLogs: 'ExportErrorLogs',
+} as const;
+export type LogMetricName = (typeof LOG_METRICS)[keyof typeof LOG_METRICS];
+
+/** The dimensions every shardwal metric of `stage` carries. */
+export function serviceDimensions(stage: string): Record<string, string> {
+  return { service: SERVICE_NAME, [STAGE_DIMENSION]: stage };
 }
+
+/** Builds shardwal metrics of one stage; `options` sets statistic, period, label. */
+export function serviceMetrics(stage: string) {
+  return (name: MetricName | LogMetricName, options: MetricOptions = {}): CwMetric =>
+    new CwMetric({
+      namespace: METRICS_NAMESPACE,
+      metricName: name,
+      dimensionsMap: serviceDimensions(stage),
+      period: Duration.minutes(1),
+      ...options,
+    });
+}
+
+/** A function building one stage's metrics (`serviceMetrics(stage)`). */
+export type ServiceMetric = ReturnType<typeof serviceMetrics>;

@@ -5,6 +5,7 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import type { ShardwalConfig } from '../../lib/config.js';
+import { fixedFlushConcurrency } from '../../lib/ticker/tick-plan.js';
 
 /** Memory and timeout of one function. */
 export interface FunctionSize {
@@ -29,7 +30,7 @@ const roundUp = (n: number, step: number) => Math.ceil(n / step) * step;
  * baseline. Never below 1,024 MB, where gzip gets most of a vCPU.
  */
 export function flusherMemoryMb(config: ShardwalConfig): number {
-  const inFlightMb = (3 * config.flushConcurrency * config.maxWalObjectBytes) / MIB;
+  const inFlightMb = (3 * fixedFlushConcurrency(config) * config.maxWalObjectBytes) / MIB;
   return Math.min(10_240, Math.max(1_024, roundUp(256 + inFlightMb, 64)));
 }
 

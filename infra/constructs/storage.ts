@@ -1,18 +1,20 @@
 /**
  * The service's state: one DynamoDB table (shard records, batches,
- * idempotency records) and one bucket (WAL objects and AOF exports). Both are
- * retained when the stack is deleted: they hold the only copy of the data.
+ * idempotency records) and one bucket (WAL objects, exports and spilled batch
+ * payloads) with its own access-log bucket. All three are retained when the
+ * stack is deleted: they hold the only copy of the data and its audit trail.
+ * The bucket policy refuses any overwrite of history (`bucket-policy.ts`).
+ * The table is on demand or provisioned with auto scaling (`table-capacity.ts`).
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import {
-  AttributeType,
-  BillingMode,
-  ProjectionType,
-  Table,
-  TableEncryption,
-} from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { SPILL_LIFECYCLE_DAYS } from '../../lib/memtable/spill.js';
+import { SPILL_PREFIX } from '../../lib/paths.js';
+import type { ProvisionedCapacity } from '../capacity-settings.js';
+import { denyOverwrites } from './bucket-policy.js';
+import { autoScaleTable, indexCapacity, tableBilling } from './table-capacity.js';
 
 /** Names the table layout shares with `lib/memtable/table.ts`. */
 export const TABLE_LAYOUT = {
@@ -21,14 +23,22 @@ export const TABLE_LAYOUT = {
   pendingIndex: 'pending',
   pendingPartitionKey: 'pendingPk',
   pendingSortKey: 'pendingShard',
+  registryIndex: 'registry',
+  registryPartitionKey: 'registryPk',
+  registrySortKey: 'registryShard',
   ttlAttribute: 'expiresAt',
 } as const;
 
 /**
  * Days a deleted (noncurrent) object version is kept. Retention deletes WAL
- * objects below the export watermark; if that logic were ever wrong, a delete
- * is the one irreversible step in the design. Versioning turns it into a
- * delete marker that can be removed to restore the object for this long.
+ * objects below the export watermark, superseded manifests and snapshot
+ * parts, and segments past the history retention; if that logic were ever
+ * wrong, a delete is the one irreversible step in the design. Versioning
+ * turns it into a delete marker that can be removed to restore the object
+ * for this long; the lifecycle rule below then expires the noncurrent
+ * version. So the bucket stores, besides its live objects, everything
+ * retention deleted in the last NONCURRENT_VERSION_DAYS (docs/recovery.md
+ * counts it).
  */
 export const NONCURRENT_VERSION_DAYS = 30;
 
@@ -38,20 +48,37 @@ export const ABORT_MULTIPART_DAYS = 7;
 /** Days server access logs are kept. */
 export const ACCESS_LOG_DAYS = 90;
 
+/**
+ * Days a spilled payload's noncurrent version is kept once the lifecycle has
+ * expired it. Spilled payloads are most of the bytes ingested, each is read
+ * back by the flush that inlines it into the WAL, and a pending batch's
+ * payload is copied to a fresh key long before it expires
+ * (`lib/memtable/spill.ts`, S3): an expired one is garbage, and 30 days of
+ * versions would bill every ingested byte for a month. S3 applies the shorter
+ * of two overlapping expirations, so this beats `housekeeping`'s 30 days.
+ */
+export const SPILL_NONCURRENT_DAYS = 1;
+
+/** Props of `Storage`. */
+export interface StorageProps {
+  /** Provisioned capacity of the table and its indexes; undefined on demand. */
+  capacity?: ProvisionedCapacity | undefined;
+}
+
 /** The table and the bucket. */
 export class Storage extends Construct {
   readonly table: Table;
   readonly bucket: Bucket;
   readonly accessLogBucket: Bucket;
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, props: StorageProps = {}) {
     super(scope, id);
 
     this.table = new Table(this, 'Table', {
       partitionKey: { name: TABLE_LAYOUT.partitionKey, type: AttributeType.STRING },
       sortKey: { name: TABLE_LAYOUT.sortKey, type: AttributeType.STRING },
-      // Load follows producers and active shards; on-demand needs no capacity planning.
-      billingMode: BillingMode.PAY_PER_REQUEST,
+      // On demand unless the settings provision capacity (table-capacity.ts).
+      ...tableBilling(props.capacity),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: true,
       // The aws/dynamodb key: KMS-audited access at no key cost.
@@ -66,7 +93,19 @@ export class Storage extends Construct {
       partitionKey: { name: TABLE_LAYOUT.pendingPartitionKey, type: AttributeType.STRING },
       sortKey: { name: TABLE_LAYOUT.pendingSortKey, type: AttributeType.STRING },
       projectionType: ProjectionType.KEYS_ONLY,
+      ...indexCapacity(props.capacity?.pendingIndex),
     });
+    // Sparse: only shard records carry `registryPk` (lib/memtable/registry.ts), so export
+    // and verify list every shard at O(shards), never scanning batches or idempotency records.
+    // Adding it to a deployed table is one in-place index creation (the table is not replaced).
+    this.table.addGlobalSecondaryIndex({
+      indexName: TABLE_LAYOUT.registryIndex,
+      partitionKey: { name: TABLE_LAYOUT.registryPartitionKey, type: AttributeType.STRING },
+      sortKey: { name: TABLE_LAYOUT.registrySortKey, type: AttributeType.STRING },
+      projectionType: ProjectionType.KEYS_ONLY,
+      ...indexCapacity(props.capacity?.registryIndex),
+    });
+    autoScaleTable(this.table, TABLE_LAYOUT, props.capacity);
 
     // The data bucket's server access logs. cdk-nag S1 holds this bucket
     // compliant as the destination; logging it to itself would loop.
@@ -97,16 +136,30 @@ export class Storage extends Construct {
       lifecycleRules: [
         {
           // Never expires or transitions a current object: every live WAL object
-          // and export may still be needed by recovery.
+          // and export may still be needed by recovery. (Spilled payloads are
+          // not history; the next rule expires them.)
           id: 'housekeeping',
           abortIncompleteMultipartUploadAfter: Duration.days(ABORT_MULTIPART_DAYS),
           noncurrentVersionExpiration: Duration.days(NONCURRENT_VERSION_DAYS),
           expiredObjectDeleteMarker: true,
+        },
+        {
+          // Spilled batch payloads (lib/memtable/spill.ts): referenced only while
+          // their batch is pending, so they expire (S3), orphans of crashed puts
+          // included. Their noncurrent versions go after SPILL_NONCURRENT_DAYS,
+          // not housekeeping's 30: where two rules overlap, S3 applies the
+          // shorter expiration. Listed second: bench/cost reads the first rule's
+          // noncurrent days as the bucket's.
+          id: 'expire-spilled-payloads',
+          prefix: SPILL_PREFIX,
+          expiration: Duration.days(SPILL_LIFECYCLE_DAYS),
+          noncurrentVersionExpiration: Duration.days(SPILL_NONCURRENT_DAYS),
         },
       ],
       serverAccessLogsBucket: this.accessLogBucket,
       serverAccessLogsPrefix: 'data-bucket/',
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    denyOverwrites(this.bucket);
   }
 }

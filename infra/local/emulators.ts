@@ -2,7 +2,9 @@
  * The local stack's emulators: dynalite (DynamoDB) persisted under the data
  * folder, and fauxqs (SQS, in memory) with the ingest queue and its
  * dead-letter queue created through the SQS API, as the CDK stack declares
- * them. Both listen on 127.0.0.1 only.
+ * them. Both listen on 127.0.0.1 only. There is no local FIFO ingest queue:
+ * the local poller is not Lambda's FIFO event source, so FIFO behaviour is
+ * tested in process with real FIFO event shapes (`test/sqs/`).
  */
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { buildApp } from 'fauxqs';
@@ -11,10 +13,15 @@ import { listenError } from '../../lib/local/listen-error.js';
 import { LOCAL_SETTINGS } from '../../lib/local/local-settings.js';
 import { ensureTable } from '../../lib/memtable/create-table.js';
 import { type DynaliteServer, startDynalite } from '../../lib/memtable/dynalite-server.js';
+import { INGEST_MAX_RECEIVE_COUNT } from '../../lib/sqs/hold-back.js';
 
-/** Receives before a message moves to the dead-letter queue (the deployed redrive policy). */
-export const MAX_RECEIVE_COUNT = 5;
-/** Seconds a failed message stays invisible before it is retried. */
+/**
+ * Receives before a message moves to the dead-letter queue: the deployed
+ * redrive policy (`lib/sqs/hold-back.ts`). put-sqs dead-letters permanent
+ * refusals itself and sets each retry's visibility, exactly as deployed.
+ */
+export const MAX_RECEIVE_COUNT = INGEST_MAX_RECEIVE_COUNT;
+/** Seconds a received message stays invisible unless the handler sets otherwise (a crash). */
 export const VISIBILITY_TIMEOUT_SECONDS = 10;
 
 /** Starts dynalite on `dynamodbDir` and ensures the table. */
@@ -44,7 +51,7 @@ export interface LocalQueues {
   close: () => Promise<void>;
 }
 
-/** Starts fauxqs with the ingest queue (redrive to the dead-letter queue after 5 receives). */
+/** Starts fauxqs with the ingest queue and its dead-letter queue, redriving as deployed. */
 export async function startLocalQueues(port: number): Promise<LocalQueues> {
   const app = buildApp({ logger: false, defaultRegion: LOCAL_RESOURCES.region });
   let endpoint: string;

@@ -10,18 +10,32 @@ import { type DataDirLayout, LOCAL_RESOURCES } from '../../lib/local/data-dir.js
 import type { LocalSettings } from '../../lib/local/local-settings.js';
 import { ENDPOINT_ENV } from '../../lib/runtime/clients.js';
 
+/** The emulator's ingest queue, as put-sqs needs it. */
+export interface LocalIngestQueues {
+  endpoint: string;
+  queueUrl: string;
+  deadLetterQueueUrl: string;
+}
+
 /** The variables to set (a value) or remove (undefined). */
 export function localEnvironment(
   env: NodeJS.ProcessEnv,
   settings: LocalSettings,
   layout: DataDirLayout,
   dynamodbEndpoint: string,
+  queues?: LocalIngestQueues,
 ): Record<string, string | undefined> {
   return {
     [RESOURCE_ENV.tableName]: LOCAL_RESOURCES.tableName,
     [RESOURCE_ENV.bucketName]: LOCAL_RESOURCES.bucketName,
     // No flush queue: size triggers go through the local ticker (`setLocalFlushRequester`).
     [RESOURCE_ENV.flushQueueUrl]: undefined,
+    // put-sqs dead-letters and holds back on the emulator's ingest queue, as deployed.
+    [ENDPOINT_ENV.sqs]: queues?.endpoint,
+    [RESOURCE_ENV.ingestQueueUrl]: queues?.queueUrl,
+    [RESOURCE_ENV.ingestDlqUrl]: queues?.deadLetterQueueUrl,
+    [RESOURCE_ENV.ingestFifoQueueUrl]: undefined,
+    [RESOURCE_ENV.ingestFifoDlqUrl]: undefined,
     [ENDPOINT_ENV.storeDir]: layout.objectsDir,
     [ENDPOINT_ENV.dynamodb]: dynamodbEndpoint,
     [SETTINGS.flushIntervalMs.env]: String(settings.flushIntervalMs),

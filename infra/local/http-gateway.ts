@@ -11,8 +11,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import { NotFoundError, PayloadTooLargeError } from '../../lib/errors.js';
+import { NotFoundError } from '../../lib/errors.js';
 import { errorResponse } from '../../lib/http/error-response.js';
+import { bodyTooLarge } from '../../lib/http/request-body.js';
 import { toApiGatewayEvent, writeResult } from '../../lib/local/api-gateway-event.js';
 import { matchRoute, RouteTarget } from '../../lib/local/http-routes.js';
 import { lambdaContext } from '../../lib/local/lambda-context.js';
@@ -70,7 +71,8 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
       }
       const body = await readBody(request, options.maxBodyBytes);
       if (body.status === 'too-large') {
-        const error = new PayloadTooLargeError('body', body.limitBytes, body.gotBytes);
+        // The handler's own 413 (same setting named), answered before the body is buffered.
+        const error = bodyTooLarge(body.limitBytes, body.gotBytes, !body.declared);
         send(response, errorResponse(error), true);
         return;
       }

@@ -35,7 +35,12 @@ export interface LocalJobs {
 }
 
 /** Starts the enabled jobs (undefined: off). */
-export function startLocalJobs(input: { export?: JobInput; verify?: JobInput }): LocalJobs {
+export function startLocalJobs(input: {
+  export?: JobInput;
+  verify?: JobInput;
+  /** The TTL sweep: `run` deletes what expired (dynalite has no TTL). */
+  sweep?: { run: () => Promise<unknown>; everyMs: number };
+}): LocalJobs {
   const schedules: LocalSchedule[] = [];
   if (input.export) {
     const { handler, everyMs } = input.export;
@@ -65,6 +70,12 @@ export function startLocalJobs(input: { export?: JobInput; verify?: JobInput }):
             lambdaContext('shardwal-recover', { timeoutMs: JOB_TIMEOUT_MS, cutShort }),
           ),
       }),
+    );
+  }
+  if (input.sweep) {
+    const { run, everyMs } = input.sweep;
+    schedules.push(
+      new LocalSchedule({ name: 'sweep', setting: LOCAL_SETTINGS.sweepEveryMs.env, everyMs, run }),
     );
   }
   for (const schedule of schedules) schedule.start();

@@ -65,7 +65,7 @@ export async function startLocalStack(settings: LocalSettings): Promise<LocalSta
     // Restored on stop, so an embedding process (tests, the bench) gets its environment back.
     const restoreEnvironment = applyEnvironment(
       process.env,
-      localEnvironment(process.env, settings, layout, dynamo.endpoint),
+      localEnvironment(process.env, settings, layout, dynamo.endpoint, queues),
     );
     undo.push(async () => restoreEnvironment());
     const { startStackRuntime } = await import('./stack-runtime.js');
@@ -74,6 +74,7 @@ export async function startLocalStack(settings: LocalSettings): Promise<LocalSta
       flushIntervalMs: settings.flushIntervalMs,
       exportEveryMs: settings.exportEveryMs,
       verifyEveryMs: settings.verifyEveryMs,
+      sweepEveryMs: settings.sweepEveryMs,
       sqs: queues.client,
       queueUrl: queues.queueUrl,
       queue: { queueArn: queues.queueArn, region: LOCAL_RESOURCES.region },

@@ -8,8 +8,9 @@
  * Stop order, so no acked row is lost:
  * 1. the gateway stops accepting and answers the requests in flight (the
  *    ticker still runs, so durable puts in flight can complete);
- * 2. the SQS poller finishes its batch and drains the queue (the emulator
- *    keeps messages in memory only); meanwhile the job schedules stop and a
+ * 2. the SQS poller finishes its batch and drains the queue, parked
+ *    messages included (the emulator keeps messages in memory only; the
+ *    report counts what was left); meanwhile the job schedules stop and a
  *    running job is told to wrap up and awaited;
  * 3. the ticker runs its final tick and the queued flush requests, then ticks
  *    again while that still makes progress (`flushUntilIdle`).
@@ -21,11 +22,14 @@ import { flushUntilIdle } from '../../lib/local/final-flush.js';
 import { lambdaContext } from '../../lib/local/lambda-context.js';
 import type { QueueSource } from '../../lib/local/sqs-event.js';
 import { SqsPoller } from '../../lib/local/sqs-poller.js';
-import { logger, metrics } from '../../lib/observability/telemetry.js';
+import { sweepExpiredItems, sweepExpiredSpills } from '../../lib/local/ttl-sweep.js';
+import { logger, metrics, withLogScope } from '../../lib/observability/telemetry.js';
+import { ENDPOINT_ENV } from '../../lib/runtime/clients.js';
 import { setLocalFlushRequester } from '../../lib/runtime/flush-requests.js';
 import { serviceFromEnv } from '../../lib/runtime/service.js';
 import { mapWithConcurrency } from '../../lib/ticker/concurrency.js';
 import { flushAndReport, runTick } from '../../lib/ticker/tick.js';
+import { fixedFlushConcurrency } from '../../lib/ticker/tick-plan.js';
 import { FlushTicker } from '../../lib/ticker/ticker.js';
 import { type HttpHandler, startHttpGateway } from './http-gateway.js';
 import { type JobHandler, type LocalJobs, startLocalJobs } from './local-jobs.js';
@@ -40,6 +44,8 @@ export interface RuntimeInput {
   exportEveryMs: number | undefined;
   /** Period of the scheduled verify; undefined: off. */
   verifyEveryMs: number | undefined;
+  /** Period of the TTL sweep (dynalite has no TTL); undefined: off. */
+  sweepEveryMs?: number | undefined;
   sqs: SQSClient;
   queueUrl: string;
   queue: QueueSource;
@@ -55,6 +61,8 @@ export interface RuntimeInput {
 export interface StopReport {
   /** Messages still on the ingest queue when the drain gave up (lost with the emulator). */
   sqsMessagesLeft: number;
+  /** Of those, the ones parked after a retryable failure (still failing when the drain ended). */
+  sqsMessagesParked: number;
   /** Shards still pending after the final flush (kept in the memtable, flushed on the next start). */
   pendingShards: string[];
 }
@@ -69,8 +77,18 @@ export interface StackRuntime {
 async function loadHandler<H>(file: string, instance: number): Promise<H> {
   const url = new URL(`../../functions/${file}`, import.meta.url);
   url.searchParams.set('local-stack', String(instance));
-  const module = (await import(url.href)) as { handler: H };
-  return module.handler;
+  const module = (await import(url.href)) as {
+    handler: (event: unknown, context: Context) => Promise<unknown>;
+  };
+  // Each invocation logs with its own function's context, as a Lambda process would.
+  const scoped = (event: unknown, context: Context) =>
+    withLogScope(context, () => module.handler(event, context));
+  return scoped as H;
+}
+
+/** Runs ticker work logging as the flush ticker function, not as whichever put ran last. */
+function asTicker<T>(fn: () => Promise<T>): Promise<T> {
+  return withLogScope(lambdaContext('shardwal-flush-tick'), fn);
 }
 
 function publishMetrics(): void {
@@ -95,22 +113,24 @@ export async function startStackRuntime(input: RuntimeInput): Promise<StackRunti
 
   const ticker = new FlushTicker({
     intervalMs: input.flushIntervalMs,
-    tick: async () => {
-      try {
-        await runTick(tickDeps);
-      } catch (error) {
-        // The ticker must outlive a failed tick (an emulator hiccup); the next tick retries.
-        logger.error('tick failed; the next tick retries', { error: error as Error });
-      } finally {
+    tick: () =>
+      asTicker(async () => {
+        try {
+          await runTick(tickDeps);
+        } catch (error) {
+          // The ticker must outlive a failed tick (an emulator hiccup); the next tick retries.
+          logger.error('tick failed; the next tick retries', { error: error as Error });
+        } finally {
+          publishMetrics();
+        }
+      }),
+    flushShards: (shards) =>
+      asTicker(async () => {
+        await mapWithConcurrency(shards, fixedFlushConcurrency(service.config), (shard) =>
+          flushAndReport(tickDeps.flush, shard),
+        );
         publishMetrics();
-      }
-    },
-    flushShards: async (shards) => {
-      await mapWithConcurrency(shards, service.config.flushConcurrency, (shard) =>
-        flushAndReport(tickDeps.flush, shard),
-      );
-      publishMetrics();
-    },
+      }),
   });
   // The put path awaits its requester; the ticker serves the request before its next tick.
   setLocalFlushRequester(async (shard) => {
@@ -135,12 +155,25 @@ export async function startStackRuntime(input: RuntimeInput): Promise<StackRunti
   const jobs = startLocalJobs({
     export: exportJob && { handler: exportJob, everyMs: input.exportEveryMs! },
     verify: recoverJob && { handler: recoverJob, everyMs: input.verifyEveryMs! },
+    sweep:
+      input.sweepEveryMs === undefined
+        ? undefined
+        : {
+            run: async () => {
+              await sweepExpiredItems(service.table, Date.now());
+              const objectsDir = process.env[ENDPOINT_ENV.storeDir];
+              if (objectsDir) await sweepExpiredSpills(objectsDir, Date.now());
+            },
+            everyMs: input.sweepEveryMs,
+          },
   });
 
   const stopBackground = async (drainTimeoutMs: number): Promise<StopReport> => {
     // A running job is awaited before the final flush and before any client closes.
-    const [{ left }] = await Promise.all([poller.stop({ drainTimeoutMs }), jobs.stop()]);
-    if (left > 0) logger.warn('ingest queue not drained before stop', { messagesLeft: left });
+    const [{ left, parked }] = await Promise.all([poller.stop({ drainTimeoutMs }), jobs.stop()]);
+    if (left > 0) {
+      logger.warn('ingest queue not drained before stop', { messagesLeft: left, parked });
+    }
     await ticker.stop();
     setLocalFlushRequester(undefined);
     const pendingShards = await flushUntilIdle(tickDeps).catch((error: unknown) => {
@@ -148,7 +181,7 @@ export async function startStackRuntime(input: RuntimeInput): Promise<StackRunti
       return ['(unknown: final flush failed)'];
     });
     service.table.client.destroy();
-    return { sqsMessagesLeft: left, pendingShards };
+    return { sqsMessagesLeft: left, sqsMessagesParked: parked, pendingShards };
   };
 
   let gateway: Awaited<ReturnType<typeof startHttpGateway>>;

@@ -14,7 +14,15 @@
  *    JSON object row.
  * 6. There are exactly `keyedCount` keyed and `keylessCount` keyless records.
  */
-import { checkCountsAndShard, type Fail, isCount, isJsonObject, show } from '../wal/wal-check.js';
+import { compareKeyIds } from '../rows/key-id.js';
+import {
+  checkCountsAndShard,
+  type Fail,
+  isCount,
+  isKeyId,
+  isObjectText,
+  show,
+} from '../wal/wal-check.js';
 import type { AofHeader, AofKeyedRow, AofKeylessRow } from './format.js';
 
 const COUNT_FIELDS = [
@@ -60,9 +68,10 @@ export class AofChecker {
         `${where}: more keyed records than the header's keyedCount ${this.header.keyedCount}`,
       );
     }
-    if (typeof row.key !== 'string')
-      this.fail(`${where}: key must be a string, got ${show(row.key)}`);
-    if (this.#lastKey !== undefined && !(row.key > this.#lastKey)) {
+    if (!isKeyId(row.key)) {
+      this.fail(`${where}: key must be a JSON string or number, got ${show(row.key)}`);
+    }
+    if (this.#lastKey !== undefined && !(compareKeyIds(row.key, this.#lastKey) > 0)) {
       this.fail(
         `${where}: key ${show(row.key)} after ${show(this.#lastKey)}; keys strictly ascend`,
       );
@@ -107,7 +116,7 @@ export class AofChecker {
     if (!isCount(row.offset) || row.offset >= nextRowOffset) {
       this.fail(`${where}: offset ${show(row.offset)} is outside [0, ${nextRowOffset})`);
     }
-    if (!isJsonObject(row.row))
-      this.fail(`${where}: row must be a JSON object, got ${show(row.row)}`);
+    if (!isObjectText(row.text))
+      this.fail(`${where}: row must be a JSON object, got ${show(row.text)}`);
   }
 }

@@ -4,16 +4,20 @@
  * export is a compacted snapshot of one shard: every WAL position below
  * `coveredPosition` folded into the live keyed rows and the keyless rows.
  */
-import type { JsonObject } from '../wal/format.js';
+import type { KeyId } from '../rows/key-id.js';
 
 /** First field of every AOF export's header line. */
 export const AOF_MAGIC = 'shardwal-aof';
 
-/** The format version this code writes. */
-export const AOF_FORMAT_VERSION = 1;
+/**
+ * The format version this code writes. v2 carries rows and keys exactly as
+ * the WAL v2 does (`lib/rows`): `row` the row's text, `k` a key id. v1 is
+ * still read, its keys as string keys.
+ */
+export const AOF_FORMAT_VERSION = 2;
 
 /** Versions this code reads. */
-export const AOF_READABLE_VERSIONS = [1] as const;
+export const AOF_READABLE_VERSIONS = [1, 2] as const;
 
 /** The header of one export. */
 export interface AofHeader {
@@ -36,17 +40,19 @@ export interface AofHeader {
 
 /** A live keyed row: the newest put of its key, with the seq and offset it came from. */
 export interface AofKeyedRow {
-  key: string;
+  key: KeyId;
   seq: number;
   offset: number;
-  row: JsonObject;
+  /** The row's text as sent. */
+  text: string;
 }
 
 /** A keyless row, kept in offset order. */
 export interface AofKeylessRow {
   seq: number;
   offset: number;
-  row: JsonObject;
+  /** The row's text as sent. */
+  text: string;
 }
 
 /** One item of a streamed export: the header, then keyed rows (ascending key), then keyless rows. */

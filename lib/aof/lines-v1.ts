@@ -1,16 +1,18 @@
 /**
- * The lines of an AOF v1 export: the fields each holds, in the order the
+ * The lines of an AOF export (v2; v1 reads the same way, its keys as string keys): the fields each holds, in the order the
  * writer emits them, and their strict mapping back. Values are checked by
  * `AofChecker`; this file checks that each line holds exactly its fields.
  *
  *   {"t":"h","magic":"shardwal-aof","v":1,"shard":..,"coveredPosition":..,"lastSeq":..,
  *    "nextRowOffset":..,"keyedCount":..,"keylessCount":..,"previousExport":..|null,"createdAtMs":..}
- *   {"t":"k","k":<key>,"s":<seq>,"o":<offset>,"row":{..}}      keyed, ascending key
- *   {"t":"r","s":<seq>,"o":<offset>,"row":{..}}                keyless, ascending offset
+ *   {"t":"k","k":<key id>,"s":<seq>,"o":<offset>,"row":<text>}   keyed, ascending key id
+ *   {"t":"r","s":<seq>,"o":<offset>,"row":<text>}                keyless, ascending offset
  *   {"t":"e","rows":<count>,"crc32":<uint32>}
  */
+import { RawJson } from '../rows/raw-json.js';
 import type { FrameFields, FrameFormat } from '../wal/framing.js';
-import type { Fail } from '../wal/wal-check.js';
+import { parseRawRecord } from '../wal/lines-v1.js';
+import { type Fail, show } from '../wal/wal-check.js';
 import {
   AOF_FORMAT_VERSION,
   AOF_MAGIC,
@@ -30,6 +32,7 @@ export const AOF_FRAME: FrameFormat = {
   version: AOF_FORMAT_VERSION,
   readableVersions: AOF_READABLE_VERSIONS,
   recordTags: [AofTag.keyed, AofTag.keyless],
+  parseRecord: parseRawRecord,
 };
 
 const HEADER_FIELDS = [
@@ -55,12 +58,12 @@ export function headerFields(header: AofHeader): FrameFields {
 
 /** A keyed record's fields after `t`. */
 export function keyedFields(row: AofKeyedRow): FrameFields {
-  return { k: row.key, s: row.seq, o: row.offset, row: row.row };
+  return { k: new RawJson(row.key), s: row.seq, o: row.offset, row: new RawJson(row.text) };
 }
 
 /** A keyless record's fields after `t`. */
 export function keylessFields(row: AofKeylessRow): FrameFields {
-  return { s: row.seq, o: row.offset, row: row.row };
+  return { s: row.seq, o: row.offset, row: new RawJson(row.text) };
 }
 
 /** Maps a header line back; exactly the v1 header fields. */
@@ -75,10 +78,10 @@ export function parseHeader(fields: FrameFields, fail: Fail): AofHeader {
 export function parseKeyed(fields: FrameFields, where: string, fail: Fail): AofKeyedRow {
   exactly(fields, KEYED_KEYS, where, fail);
   return {
-    key: fields.k as string,
+    key: rawText(fields.k, `${where}: "k"`, fail),
     seq: fields.s as number,
     offset: fields.o as number,
-    row: fields.row as AofKeyedRow['row'],
+    text: rawText(fields.row, `${where}: "row"`, fail),
   };
 }
 
@@ -88,8 +91,14 @@ export function parseKeyless(fields: FrameFields, where: string, fail: Fail): Ao
   return {
     seq: fields.s as number,
     offset: fields.o as number,
-    row: fields.row as AofKeylessRow['row'],
+    text: rawText(fields.row, `${where}: "row"`, fail),
   };
+}
+
+/** The text of a member read raw; a line that could not be read raw is malformed. */
+function rawText(value: unknown, what: string, fail: Fail): string {
+  if (value instanceof RawJson) return value.text;
+  return fail(`${what} is not in the form an AOF record takes, got ${show(value)}`);
 }
 
 function exactly(fields: FrameFields, keys: readonly string[], where: string, fail: Fail): void {

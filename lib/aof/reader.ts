@@ -33,7 +33,8 @@ export async function* readAof(
 /** Where `scanAof` hands an export's entries. */
 export interface AofSink {
   header?: (header: AofHeader) => void;
-  keyed: (row: AofKeyedRow) => void;
+  /** Each keyed row; a returned promise is awaited before the next line (backpressure). */
+  keyed: (row: AofKeyedRow) => Promise<void> | undefined | void;
   /** Each keyless row, with the bytes of its line (valid only during the call). */
   keyless: (row: AofKeylessRow, bytes: Buffer) => Promise<void> | undefined | void;
 }
@@ -55,7 +56,7 @@ export async function scanAof(
     if (entry.kind === 'header') {
       header = entry.header;
       sink.header?.(entry.header);
-    } else if (entry.kind === 'keyed') sink.keyed(entry.row);
+    } else if (entry.kind === 'keyed') return sink.keyed(entry.row);
     else return sink.keyless(entry.row, bytes);
     return undefined;
   });

@@ -16,6 +16,8 @@
  * takes one body), plus what the caller keeps for the keyed section.
  */
 import { InternalError } from '../errors.js';
+import { compareKeyIds } from '../rows/key-id.js';
+import { stringifyLine } from '../rows/raw-json.js';
 import { FRAME_GZIP_LEVEL, FrameTag } from '../wal/framing.js';
 import { crc32Combine } from './crc32-combine.js';
 import {
@@ -101,7 +103,7 @@ export class AofWriter {
       let count = 0;
       let lastKey: string | undefined;
       for (const row of keyed) {
-        if (lastKey !== undefined && !(row.key > lastKey)) {
+        if (lastKey !== undefined && !(compareKeyIds(row.key, lastKey) > 0)) {
           throw new InternalError(`${this.objectKey}: keyed rows must ascend by key`);
         }
         lastKey = row.key;
@@ -144,7 +146,7 @@ export class AofWriter {
 
 /** A line's text exactly as `FrameWriter` frames it (the `\n` is added by the section): `{"t":<tag>,...fields}`. */
 function lineText(tag: string, fields: Record<string, unknown>): string {
-  return JSON.stringify({ t: tag, ...fields });
+  return stringifyLine({ t: tag, ...fields });
 }
 
 function headerText(header: AofHeader): string {

@@ -12,7 +12,7 @@
  * A command writes its results to `io.stdout` (through `writeText`, which
  * respects backpressure) and notes meant for people to `io.stderr`.
  */
-import type { Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 
 /** Exit codes. */
 export const ExitCode = { ok: 0, failure: 1, usage: 2 } as const;
@@ -29,6 +29,8 @@ export interface CliOption {
 
 /** The process's streams and environment, injectable for tests. */
 export interface CliIo {
+  /** Input for commands that read it (`put`); default `process.stdin`. */
+  stdin?: Readable;
   stdout: Writable;
   stderr: Writable;
   env: NodeJS.ProcessEnv;

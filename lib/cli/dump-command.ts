@@ -2,13 +2,15 @@
  * `shardwal dump <shard>`: the shard's durable rows as JSON Lines, one row per
  * line: `{"seq","offset","key"?,"delete"?,"row"?}` (a delete has no `row`).
  *
- * Like recovery, it starts from the newest AOF export that verifies (WAL
- * objects below it may be retired) and prints its rows first — the live
- * keyed rows by key, then the keyless rows by offset, each with the seq and
- * offset it was put with — then the WAL after it in order, through the WAL
- * reader. With no export it prints the whole WAL. A note on stderr says which
- * export was used. `--wal-only` prints only the WAL objects from the
- * watermark.
+ * Like recovery, it starts from the newest export that verifies (a manifest,
+ * or a legacy AOF export; WAL objects below it may be retired) and prints its
+ * rows first — the live keyed rows by key (the snapshot), then the keyless
+ * rows by offset (the segments, from the history floor), each with the seq
+ * and offset it was put with — then the WAL after it in order, through the
+ * WAL reader. With no export it prints the whole WAL. A note on stderr says
+ * which export was used, and where kept history starts when history
+ * retention dropped older segments. `--wal-only` prints only the WAL objects
+ * from the watermark.
  *
  * With the table at hand (always locally; `--table` in AWS) the dump stops
  * before `walNextPos`, so it shows exactly the committed WAL. Without it,
@@ -16,12 +18,12 @@
  */
 import { NotFoundError } from '../errors.js';
 import { readShardRecord, type ShardRecord } from '../memtable/shard-record.js';
-import { aofKey } from '../paths.js';
 import type { ObjectStore } from '../store/object-store.js';
 import type { WalRow } from '../wal/format.js';
 import { booleanOption, type CliCommand, type CliIo } from './command.js';
+import { dumpLine } from './dump-line.js';
 import { readDurableRows, type WalRange } from './durable-rows.js';
-import { exportRows, findDumpExport, newestExportPosition } from './export-rows.js';
+import { findDumpExport, newestExportPosition, writeExportLines } from './export-rows.js';
 import { writeText } from './output.js';
 import { shardArgument } from './shard-argument.js';
 import { openTarget, requireStore, TARGET_OPTIONS } from './target.js';
@@ -32,9 +34,9 @@ async function note(io: CliIo, text: string): Promise<void> {
   await writeText(io.stderr, `note: ${text}\n`);
 }
 
-/** One JSON Lines row, fields in a fixed order. */
-async function writeRow(io: CliIo, { seq, offset, key, delete: isDelete, row }: WalRow) {
-  await writeText(io.stdout, `${JSON.stringify({ seq, offset, key, delete: isDelete, row })}\n`);
+/** One JSON Lines row, fields in a fixed order; the key and the row exactly as put (`lib/rows`). */
+async function writeRow(io: CliIo, row: WalRow) {
+  await writeText(io.stdout, `${dumpLine(row)}\n`);
 }
 
 /** `--wal-only`: the WAL from the watermark (without the table: from the newest export's position). */
@@ -48,7 +50,7 @@ async function walOnlyRange(
   if (fromPos > 0) {
     await note(
       io,
-      `WAL positions below ${fromPos} are folded into the AOF export ${aofKey(shard, fromPos)}; dumping the WAL from position ${fromPos}`,
+      `WAL positions below ${fromPos} are covered by the export at position ${fromPos}; dumping the WAL from position ${fromPos}`,
     );
   }
   return { fromPos, endPos: record?.walNextPos };
@@ -72,17 +74,25 @@ async function dumpExport(
   });
   if (!used) {
     if ((record?.aofWatermark ?? 0) > 0) {
-      await note(io, 'no AOF export verifies; dumping the whole WAL from position 0');
+      await note(io, 'no export verifies; dumping the whole WAL from position 0');
     }
     return { fromPos: 0, endPos };
   }
-  const { header, ref } = used;
+  const { ref } = used;
+  const keys = used.liveKeys === null ? 'its snapshot' : `${n(used.liveKeys)} live keys`;
+  const kind = ref.kind === 'aof' ? 'legacy AOF export' : 'export';
   await note(
     io,
-    `rows below WAL position ${ref.coveredPosition} come from the AOF export ${ref.key} (${n(header.keyedCount)} live keys, ${n(header.keylessCount)} keyless rows); the WAL follows from position ${ref.coveredPosition}`,
+    `rows below WAL position ${ref.coveredPosition} come from the ${kind} ${ref.key} (${keys}, ${n(used.keylessRows)} keyless rows); the WAL follows from position ${ref.coveredPosition}`,
   );
-  for await (const row of exportRows(store, ref)) await writeRow(io, row);
-  return { fromPos: ref.coveredPosition, endPos, after: header };
+  if (used.historyFloor > 0) {
+    await note(
+      io,
+      `keyless rows of WAL positions below ${used.historyFloor} are past the history retention and no longer kept`,
+    );
+  }
+  await writeExportLines(store, shard, used, (line) => writeText(io.stdout, `${line}\n`));
+  return { fromPos: ref.coveredPosition, endPos, after: used };
 }
 
 /** The dump command. */
@@ -91,9 +101,9 @@ export const dumpCommand: CliCommand = {
   args: ['<shard>'],
   summary: "print a shard's durable rows (export, then WAL tail) as JSON Lines",
   description:
-    'Each line: {"seq","offset","key"?,"delete"?,"row"?}. Starts from the newest AOF export\n' +
-    'that verifies (its live keyed rows by key, then its keyless rows by offset, each with the\n' +
-    'seq and offset it was put with), then the WAL after it in order; stderr names the export.\n' +
+    'Each line: {"seq","offset","key"?,"delete"?,"row"?}. Starts from the newest export that\n' +
+    'verifies (its live keyed rows by key, then its keyless rows by offset, each with the seq\n' +
+    'and offset it was put with), then the WAL after it in order; stderr names the export.\n' +
     'Reads the local data folder (running or stopped), or the S3 bucket given with --bucket;\n' +
     'add --table to bound the dump by the shard record as the local dump is. Every object is\n' +
     'verified before its rows are printed; a corrupt or missing object stops the dump with an\n' +

@@ -18,7 +18,7 @@ import type { WalHeader, WalRow } from '../wal/format.js';
 
 /** Which positions to read. */
 export interface WalRange {
-  /** First position (the AOF watermark, or 0). */
+  /** First position (the export watermark, or 0). */
   fromPos: number;
   /** Stop before this position (the shard record's `walNextPos`); undefined: read all listed. */
   endPos?: number;

@@ -7,6 +7,8 @@
 import { hostname } from 'node:os';
 import { configFromEnv, type ShardwalConfig } from '../config.js';
 import type { ExportDeps } from '../export/deps.js';
+import { itemLifetimes, voidLifetimeMs } from '../liveness.js';
+import { payloadSpill } from '../memtable/spill.js';
 import type { Table } from '../memtable/table.js';
 import type { RecoveryDeps } from '../recovery/deps.js';
 import type { ObjectStore } from '../store/object-store.js';
@@ -20,8 +22,13 @@ export interface JobDeps {
 }
 
 /** Dependencies for a CLI run; the owner names this host and process in leases and poison text. */
-export function jobDeps(table: Table, store: ObjectStore, env: NodeJS.ProcessEnv): JobDeps {
+export function jobDeps(target: Table, store: ObjectStore, env: NodeJS.ProcessEnv): JobDeps {
   const config = configFromEnv(env);
+  const table: Table = {
+    ...target,
+    lifetimes: itemLifetimes(config),
+    spill: payloadSpill(config, () => store),
+  };
   const now = () => Date.now();
   return {
     config,
@@ -38,6 +45,7 @@ export function jobDeps(table: Table, store: ObjectStore, env: NodeJS.ProcessEnv
       now,
       gapSealMs: config.gapSealMs,
       leaseMs: config.leaseMs,
+      voidLifetimeMs: voidLifetimeMs(config),
       owner: `cli-${hostname()}-${process.pid}`,
     },
   };

@@ -45,10 +45,10 @@ export interface JobOutcome {
 export async function runJob(
   input: CommandInput,
   io: CliIo,
-  names: { command: string; job: string },
+  names: { command: string; job: string; createLostTable?: boolean },
   job: (deps: JobDeps, onProgress: ProgressListener | undefined) => Promise<JobOutcome>,
 ): Promise<number> {
-  const target = await openTarget(input, io);
+  const target = await openTarget(input, io, { createLostTable: names.createLostTable });
   const display = progressDisplay(io.stderr, names.job, {
     forced: booleanOption(input, 'progress'),
   });

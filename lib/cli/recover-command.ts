@@ -59,13 +59,14 @@ export const recoverCommand: CliCommand = {
   args: ['[shard]'],
   summary: 'rebuild a shard from its export and WAL tail, or --verify one (or --all) against S3',
   description:
-    'Without --verify: rebuild <shard> from its newest valid AOF export plus the WAL after it,\n' +
+    'Without --verify: rebuild <shard> from its newest valid export plus the WAL after it,\n' +
     'fence it, reset its cursors to what S3 proves and clear its poison; rejected batches in the\n' +
     'quarantine are listed. Exit 1 unless rebuilt (a stop names the object and why).\n' +
     'With --verify: check the WAL chain after the watermark and the record against S3; exit 1\n' +
     'on any finding. Read-only unless --heal (the scheduled job heals expired leases and aged\n' +
     'gaps; so does --heal). Works against the local data folder (running or stopped) or AWS\n' +
-    '(--table and --bucket together).',
+    '(--table and --bucket together). A local folder whose DynamoDB state is gone (only the\n' +
+    'object store left) gets a new table, and the rebuild restores the shard into it.',
   options: {
     ...TARGET_OPTIONS,
     verify: { type: 'boolean', description: 'verify instead of rebuilding' },
@@ -83,25 +84,32 @@ export const recoverCommand: CliCommand = {
   async run(input, io) {
     const request = parseRequest(input);
     const job = request.mode === 'rebuild' ? 'rebuild' : 'verify';
-    return runJob(input, io, { command: 'recover', job }, async (deps, onProgress) => {
-      const { recoveryDeps } = deps;
-      switch (request.mode) {
-        case 'verify': {
-          const report = await verifyShard(recoveryDeps, request.shard, {
-            heal: request.heal,
-            onProgress,
-          });
-          return { text: renderVerifyReport(report), json: report, ok: report.ok };
+    // A rebuild restores a local folder whose DynamoDB state is gone from its object store alone.
+    const createLostTable = request.mode === 'rebuild';
+    return runJob(
+      input,
+      io,
+      { command: 'recover', job, createLostTable },
+      async (deps, onProgress) => {
+        const { recoveryDeps } = deps;
+        switch (request.mode) {
+          case 'verify': {
+            const report = await verifyShard(recoveryDeps, request.shard, {
+              heal: request.heal,
+              onProgress,
+            });
+            return { text: renderVerifyReport(report), json: report, ok: report.ok };
+          }
+          case 'verify-all': {
+            const report = await verifyAll(recoveryDeps, { heal: request.heal, onProgress });
+            const ok = report.findings === 0 && report.failed.length === 0;
+            return { text: renderVerifyAllReport(report), json: report, ok };
+          }
+          case 'rebuild':
+            return rebuild(deps, request.shard, request.useExport, onProgress);
         }
-        case 'verify-all': {
-          const report = await verifyAll(recoveryDeps, { heal: request.heal, onProgress });
-          const ok = report.findings === 0 && report.failed.length === 0;
-          return { text: renderVerifyAllReport(report), json: report, ok };
-        }
-        case 'rebuild':
-          return rebuild(deps, request.shard, request.useExport, onProgress);
-      }
-    });
+      },
+    );
   },
 };
 

@@ -6,6 +6,7 @@
  * few rows of each, `--json` every row.
  */
 import type { RejectedBatch } from '../memtable/quarantine.js';
+import { rowJson } from '../rows/row.js';
 
 /** Rows of each batch the text shows. */
 const ROWS_SHOWN = 5;
@@ -28,7 +29,7 @@ export function renderRejectedBatches(shard: string, batches: readonly RejectedB
         `seq ${batch.seq} (generation ${batch.generation}, rejected ${new Date(batch.rejectedAtMs).toISOString()}): ${n(batch.rows.length)} row(s)${key}: ${batch.reason}`,
       ),
     );
-    for (const row of batch.rows.slice(0, ROWS_SHOWN)) out.push(line('', JSON.stringify(row)));
+    for (const row of batch.rows.slice(0, ROWS_SHOWN)) out.push(line('', rowJson(row)));
     if (batch.rows.length > ROWS_SHOWN)
       out.push(line('', `... ${n(batch.rows.length - ROWS_SHOWN)} more`));
   }

@@ -9,14 +9,17 @@
  * `openTarget`, then check which half they need with `requireTable` /
  * `requireStore`.
  */
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { dataDirLayout } from '../local/data-dir.js';
+import { dataDirLayout, LOCAL_RESOURCES } from '../local/data-dir.js';
 import { LOCAL_SETTINGS } from '../local/local-settings.js';
 import type { Table } from '../memtable/table.js';
 import { FsObjectStore } from '../store/fs-store.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { type CliIo, type CliOption, type CommandInput, stringOption } from './command.js';
 import { UsageError } from './errors.js';
+import { writeText } from './output.js';
 
 /** The options that choose a target. */
 export const TARGET_OPTIONS = {
@@ -37,6 +40,16 @@ export const TARGET_OPTIONS = {
   },
 } as const satisfies Record<string, CliOption>;
 
+/** How `openTarget` treats a local data folder. */
+export interface TargetOptions {
+  /**
+   * A folder whose DynamoDB state is gone but whose object store holds shard
+   * data gets a new, empty table instead of a "no shardwal data" refusal (a
+   * rebuild then restores each shard from S3 alone, docs/recovery.md).
+   */
+  createLostTable?: boolean;
+}
+
 /** An opened target; either half may be absent in AWS mode. */
 export interface Target {
   /** For messages: what is being read. */
@@ -47,7 +60,11 @@ export interface Target {
 }
 
 /** Opens the target the options name. */
-export async function openTarget(input: CommandInput, io: CliIo): Promise<Target> {
+export async function openTarget(
+  input: CommandInput,
+  io: CliIo,
+  options: TargetOptions = {},
+): Promise<Target> {
   const dataDirOption = stringOption(input, 'data-dir');
   const tableName = stringOption(input, 'table');
   const bucketName = stringOption(input, 'bucket');
@@ -80,7 +97,17 @@ export async function openTarget(input: CommandInput, io: CliIo): Promise<Target
     dataDirOption ?? (io.env[LOCAL_SETTINGS.dataDir.env] || LOCAL_SETTINGS.dataDir.default),
   );
   const { openLocalTable } = await import('../local/local-table.js');
-  const local = await openLocalTable(dataDir);
+  const { NoLocalDataError } = await import('../local/errors.js');
+  const local = await openLocalTable(dataDir).catch(async (error: unknown) => {
+    if (!(error instanceof NoLocalDataError) || !options.createLostTable) throw error;
+    const created = await createLostTable(dataDir);
+    if (!created) throw error;
+    await writeText(
+      io.stderr,
+      `note: ${dataDir} has no DynamoDB state but its object store holds shard data; created an empty table to rebuild into\n`,
+    );
+    return created;
+  });
   return {
     description: local.stack
       ? `${dataDir} (through the running stack, pid ${local.stack.pid})`
@@ -89,6 +116,27 @@ export async function openTarget(input: CommandInput, io: CliIo): Promise<Target
     store: new FsObjectStore(dataDirLayout(dataDir).objectsDir),
     close: local.close,
   };
+}
+
+/**
+ * A new, empty table in the folder's DynamoDB directory, when its object store
+ * holds shard data (undefined otherwise: then there is nothing to recover).
+ */
+async function createLostTable(dataDir: string) {
+  const layout = dataDirLayout(dataDir);
+  if (!existsSync(path.join(layout.objectsDir, 'shards'))) return undefined;
+  const { startDynalite } = await import('../memtable/dynalite-server.js');
+  const { ensureTable } = await import('../memtable/create-table.js');
+  await mkdir(layout.dynamodbDir, { recursive: true });
+  const server = await startDynalite({ path: layout.dynamodbDir });
+  const table = { client: server.client, tableName: LOCAL_RESOURCES.tableName };
+  try {
+    await ensureTable(table);
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+  return { table, stack: undefined, close: server.close };
 }
 
 /** The table, or a usage error saying which option is missing. */

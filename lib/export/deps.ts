@@ -7,11 +7,21 @@ import type { Service } from '../runtime/service.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { FRAME_GZIP_LEVEL } from '../wal/framing.js';
 
-/** Named points between export's steps; tests throw there to simulate a crash. */
+/** Named points between export's and retention's steps; tests throw there to simulate a crash. */
 export const ExportFaultPoint = {
+  /** Segments and snapshot parts are stored; the manifest is not. */
+  afterArchive: 'export:after-archive',
   beforeWrite: 'export:before-write',
   afterWrite: 'export:after-write',
   afterWatermark: 'export:after-watermark',
+  /** A retired manifest's own parts and segments are deleted; the manifest is not yet. */
+  retentionAfterObjects: 'retention:after-objects',
+  /** A retired manifest is deleted. */
+  retentionAfterManifest: 'retention:after-manifest',
+  /** Orphans are swept; the sweep cursor is not yet recorded. */
+  retentionAfterSweep: 'retention:after-sweep',
+  /** WAL objects are deleted; the WAL cursor is not yet recorded. */
+  retentionAfterWal: 'retention:after-wal',
 } as const;
 export type ExportFaultPoint = (typeof ExportFaultPoint)[keyof typeof ExportFaultPoint];
 
@@ -23,10 +33,17 @@ export interface ExportDeps {
   table: Table;
   store: ObjectStore;
   now: () => number;
-  /** WAL objects stay this long after an export covers them (and are never retired above the previous export). */
+  /** WAL objects stay this long after an export covers them (and never above the second newest export). */
   walRetentionMs: number;
-  /** gzip level of exports (default the framing's). */
+  /** Superseded manifests and snapshot parts stay this long (the newest two exports always stay); default `walRetentionMs`. */
+  exportRetentionMs?: number;
+  /** Keyless history (segments) is kept this long; 0 or absent: forever. */
+  historyRetentionMs?: number;
+  /** gzip level of segments and snapshot parts (default the framing's). */
   gzipLevel?: number;
+  /** Size rules, overridden by tests and benchmarks. */
+  segmentTargetRawBytes?: number;
+  spillBytes?: number;
   faults?: ExportFaultHook;
 }
 
@@ -37,6 +54,8 @@ export function exportDeps(service: Service): ExportDeps {
     store: service.store(),
     now: () => Date.now(),
     walRetentionMs: service.config.walRetentionMs,
+    exportRetentionMs: service.config.exportRetentionMs,
+    historyRetentionMs: service.config.historyRetentionMs,
     gzipLevel: FRAME_GZIP_LEVEL,
   };
 }

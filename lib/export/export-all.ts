@@ -1,12 +1,13 @@
 /**
  * The scheduled export: every shard whose WAL advanced past its watermark,
- * one at a time (each fold holds its shard's live keys in memory, so shards
- * are not folded side by side). Shard records come from a paginated Scan;
- * idle shards cost one scanned item and nothing else.
+ * one at a time. Shards come from the registry index (`list-shards.ts`): the
+ * listing costs O(shards), and each shard's record is then read once; an idle
+ * shard costs that read and nothing else.
  */
 
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { scanShardRecords } from '../memtable/list-shards.js';
+import { listShards } from '../memtable/list-shards.js';
+import { readShardRecord } from '../memtable/shard-record.js';
 import { Metric } from '../observability/metric-names.js';
 import { logger, metrics } from '../observability/telemetry.js';
 import { type ErrorSummary, summarize } from '../recovery/wal-chain.js';
@@ -23,7 +24,7 @@ export interface ExportAllOptions extends ExportOptions {
 /** The outcome of one scheduled run. */
 export interface ExportAllReport {
   kind: 'export-all';
-  /** Shard records seen. */
+  /** Shards the registry lists. */
   shards: number;
   /** Shards whose WAL had advanced past the watermark (and were not poisoned). */
   due: number;
@@ -42,11 +43,11 @@ export async function exportAll(
   const started = deps.now();
   const due: string[] = [];
   let shards = 0;
-  for await (const record of scanShardRecords(deps.table)) {
+  for (const shard of await listShards(deps.table)) {
     shards += 1;
-    if (!record.poison && record.walNextPos > record.aofWatermark) due.push(record.shard);
+    const record = await readShardRecord(deps.table, shard);
+    if (record && !record.poison && record.walNextPos > record.aofWatermark) due.push(shard);
   }
-  due.sort();
   const report: ExportAllReport = {
     kind: 'export-all',
     shards,

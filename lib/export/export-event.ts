@@ -1,7 +1,18 @@
 /**
- * The export function's input and dispatch: the schedule's event (anything
- * without a `shard`) exports every due shard; `{ "shard": "x" }` exports one.
+ * The export function's input and dispatch. Exactly two shapes are taken:
+ *
+ *   scheduled:  an EventBridge "Scheduled Event" (`detail-type` "Scheduled
+ *               Event", `source` aws.scheduler or aws.events, with its
+ *               `id`, `time` and `resources`), as the export schedule sends
+ *               it (`infra/constructs/schedules.ts`, `EXPORT_INPUT`) →
+ *               export every due shard;
+ *   on demand:  `{ "shard": "<name>" }` and nothing else → export that shard.
+ *
+ * Anything else — `{}`, another service's event, a misspelt field — is an
+ * InvalidInputError naming what was expected: exporting every shard is not a
+ * fallback for an event nobody meant for this function.
  */
+import { z } from 'zod';
 import { InvalidInputError } from '../errors.js';
 import { assertShardName } from '../paths.js';
 import type { ExportDeps } from './deps.js';
@@ -9,20 +20,60 @@ import { type ExportAllReport, exportAll } from './export-all.js';
 import type { ExportReport } from './export-report.js';
 import { exportShard } from './export-shard.js';
 
+/** Sources of a Scheduled Event: EventBridge Scheduler, or an EventBridge rule. */
+export const SCHEDULED_EVENT_SOURCES = ['aws.scheduler', 'aws.events'] as const;
+
+/** The fields of a Scheduled Event the export checks (others, if EventBridge adds any, pass). */
+const scheduledEventSchema = z.object({
+  version: z.string(),
+  id: z.string(),
+  'detail-type': z.literal('Scheduled Event'),
+  source: z.enum(SCHEDULED_EVENT_SOURCES),
+  account: z.string(),
+  time: z.string(),
+  region: z.string(),
+  resources: z.array(z.string()),
+  detail: z.record(z.string(), z.unknown()),
+});
+
+const onDemandSchema = z.strictObject({ shard: z.string() });
+
+/** A parsed export request. */
+export type ExportRequest = { kind: 'all' } | { kind: 'shard'; shard: string };
+
+const EXPECTED =
+  'expected an EventBridge "Scheduled Event" (exports every due shard) or {"shard": "<name>"} (exports one)';
+
+/** What `event` looks like, for the refusal: its JSON, cut short. */
+function sketch(event: unknown): string {
+  const text = JSON.stringify(event) ?? String(event);
+  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+}
+
+/** Parses the function's event; InvalidInputError for anything but the two shapes. */
+export function parseExportEvent(event: unknown): ExportRequest {
+  const isObject = typeof event === 'object' && event !== null && !Array.isArray(event);
+  if (isObject && 'shard' in event) {
+    const parsed = onDemandSchema.safeParse(event);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const field = issue.path.length > 0 ? `event.${issue.path.join('.')}` : 'event';
+      throw new InvalidInputError(field, `${issue.message}; ${EXPECTED}, got ${sketch(event)}`);
+    }
+    assertShardName(parsed.data.shard, 'event.shard');
+    return { kind: 'shard', shard: parsed.data.shard };
+  }
+  if (isObject && scheduledEventSchema.safeParse(event).success) return { kind: 'all' };
+  throw new InvalidInputError('event', `${EXPECTED}, got ${sketch(event)}`);
+}
+
 /** Runs what the event asks for; resolves to its report. */
 export async function handleExportEvent(
   deps: ExportDeps,
   event: unknown,
   options: { shouldStop?: () => boolean } = {},
 ): Promise<ExportReport | ExportAllReport> {
-  const shard =
-    typeof event === 'object' && event !== null ? (event as { shard?: unknown }).shard : undefined;
-  if (shard === undefined) return exportAll(deps, { shouldStop: options.shouldStop });
-  if (typeof shard !== 'string')
-    throw new InvalidInputError(
-      'event.shard',
-      `expected a shard name, got ${JSON.stringify(shard)}`,
-    );
-  assertShardName(shard, 'event.shard');
-  return exportShard(deps, shard);
+  const request = parseExportEvent(event);
+  if (request.kind === 'shard') return exportShard(deps, request.shard);
+  return exportAll(deps, { shouldStop: options.shouldStop });
 }

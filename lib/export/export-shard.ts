@@ -1,43 +1,63 @@
 /**
- * Export one shard: fold its WAL into a new AOF export. Read top to bottom:
+ * Export one shard: archive its new WAL into segments and snapshot deltas and
+ * write a manifest naming them (the export). Read top to bottom:
  *
  *   1. Read the record. The target T is its `walNextPos`: only objects below
  *      it are committed (one at T may be an append in flight). A poisoned
  *      shard is skipped (recovery first); T at the watermark is up to date.
  *   2. List exports. One above T means the record is behind S3: skipped, for
- *      verify and rebuild. One at T is a crashed (written, watermark not
- *      recorded) or racing export: verify it and go to 5.
- *   3. Fold the newest valid export below T and the WAL from it up to T.
- *   4. Write it create-if-absent at `aofKey(shard, T)`. 'exists' means
- *      another exporter won: verify theirs instead.
+ *      verify and rebuild. A manifest at T is a crashed (written, watermark
+ *      not recorded) or racing export: verify it and go to 5.
+ *   3. Fold (`fold-export.ts`) onto the newest valid export below T (a legacy
+ *      AOF export at T counts too: it is converted): new segments for the
+ *      keyless rows since it, delta parts for the keyed rows, a compaction
+ *      when due, and the manifest listing the base's objects and the new ones.
+ *   4. Write the manifest create-if-absent at `manifestKey(shard, T)`.
+ *      'exists' means another exporter won: verify theirs instead. Delta
+ *      parts this fold stored and then compacted away are deleted (a crash
+ *      first leaves them to retention's orphan sweep).
  *   5. Record the watermark T (forward only, W2 in watermark.ts).
- *   6. Retire the WAL objects the retention rules allow (retention.ts).
+ *   6. Retention (`retention.ts`).
  *
  * Invariants:
  * E1. An export covers committed positions only: it never reads at or past T.
- * E2. An export is never overwritten, and an existing one is trusted only
- *     after it verifies and says it covers T.
- * E3. The watermark moves only after its export is in the store (a crash
- *     between 4 and 5 leaves an export the next run or a rebuild uses).
+ * E2. Nothing stored is overwritten; an existing manifest is trusted only
+ *     after it verifies and says it covers T, an existing segment or part only
+ *     once it holds exactly the lines this export would write.
+ * E3. The manifest is written only after every part and segment it lists is
+ *     stored, and the watermark moves only after the manifest is (a crash
+ *     between any two steps leaves objects the next run adopts or retires).
+ * E4. Cost: the WAL since the base, plus the amortized compaction of
+ *     `snapshot-plan.ts`, plus a manifest of one line per part and segment;
+ *     the base's segments and parts are listed again, never read.
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { CorruptDataError, NotFoundError } from '../errors.js';
+import { encodeManifest } from '../manifest/codec.js';
+import { manifestKey } from '../manifest/format.js';
 import { readShardRecord } from '../memtable/shard-record.js';
 import { recordWatermark } from '../memtable/watermark.js';
 import { Metric } from '../observability/metric-names.js';
 import { logger, metrics } from '../observability/telemetry.js';
-import { aofKey, assertShardName } from '../paths.js';
-import { type ExportRef, listExports, streamExport } from '../recovery/export-source.js';
+import { assertShardName } from '../paths.js';
+import {
+  ExportKind,
+  type ExportRef,
+  listExports,
+  loadManifest,
+} from '../recovery/export-source.js';
 import type { ProgressListener } from '../recovery/progress.js';
 import { stopReport } from '../recovery/stop-report.js';
+import { snapshotPartKey } from '../snapshot/format.js';
+import { FRAME_GZIP_LEVEL } from '../wal/framing.js';
 import { type ExportDeps, ExportFaultPoint } from './deps.js';
 import { type ExportReport, ExportStatus } from './export-report.js';
 import { foldExport } from './fold-export.js';
-import { retireCoveredWal } from './retention.js';
+import { retire } from './retention.js';
 
 /** Options of `exportShard`. */
 export interface ExportOptions {
-  /** Retire covered WAL objects after recording the watermark (default true). */
+  /** Run retention after recording the watermark (default true). */
   retention?: boolean;
   onProgress?: ProgressListener;
 }
@@ -70,24 +90,28 @@ export async function exportShard(
       `${beyond.key} covers beyond the record's walNextPos ${target}: the record is behind S3; run verify and rebuild`,
     );
   }
-  const key = aofKey(shard, target);
+  const key = manifestKey(shard, target);
+  const ref: ExportRef = { key, coveredPosition: target, kind: ExportKind.manifest };
   report.key = key;
   report.coveredPosition = target;
-  let previousExport: number | null;
-  if (exports.some((e) => e.coveredPosition === target)) {
-    const found = await verifyExisting(deps, { key, coveredPosition: target }, report);
-    if (typeof found === 'string') return done(ExportStatus.failed, found);
-    previousExport = found;
+  if (exports.some((e) => e.kind === ExportKind.manifest && e.coveredPosition === target)) {
+    const found = await verifyExisting(deps, ref, report);
+    if (found) return done(ExportStatus.failed, found);
     report.status = ExportStatus.adopted;
   } else {
     // 3. Fold.
-    const candidates = exports.filter((e) => e.coveredPosition < target).reverse();
+    const candidates = exports
+      .filter((e) => e.coveredPosition < target || e.kind === ExportKind.aof)
+      .reverse();
     const folded = await foldExport(deps.store, {
       shard,
       target,
       candidates,
       createdAtMs: deps.now(),
-      gzipLevel: deps.gzipLevel,
+      gzipLevel: deps.gzipLevel ?? FRAME_GZIP_LEVEL,
+      historyRetentionMs: deps.historyRetentionMs ?? 0,
+      segmentTargetRawBytes: deps.segmentTargetRawBytes,
+      spillBytes: deps.spillBytes,
       onProgress: options.onProgress,
       onFallback: (fallback) => {
         report.fallbacks.push(fallback);
@@ -99,7 +123,11 @@ export async function exportShard(
       },
     });
     const { walk } = folded;
-    report.base = folded.base;
+    report.base = folded.base && {
+      key: folded.base.key,
+      coveredPosition: folded.base.coveredPosition,
+      kind: folded.base.kind,
+    };
     report.folded = {
       fromPosition: walk.start.position,
       toPosition: walk.end.position,
@@ -123,21 +151,25 @@ export async function exportShard(
         `the WAL below walNextPos ${target} is broken: ${report.stoppedAt?.detail}`,
       );
     }
-    report.liveKeys = folded.header.keyedCount;
-    report.keylessRows = folded.header.keylessCount;
-    report.bytes = folded.bytes.byteLength;
-    previousExport = folded.header.previousExport;
+    const { manifest } = folded;
+    report.writes = folded.writes;
+    report.liveKeys = folded.liveKeys;
+    describe(report, manifest);
+    await deps.faults?.(ExportFaultPoint.afterArchive, shard);
 
-    // 4. Write create-if-absent.
+    // 4. Write the manifest create-if-absent.
+    const bytes = encodeManifest(manifest);
     await deps.faults?.(ExportFaultPoint.beforeWrite, shard);
-    const written = await deps.store.putIfAbsent(key, folded.bytes);
+    const written = await deps.store.putIfAbsent(key, bytes);
     await deps.faults?.(ExportFaultPoint.afterWrite, shard);
     report.status = ExportStatus.exported;
+    report.bytes = folded.writes.bytes + (written === 'created' ? bytes.byteLength : 0);
     if (written === 'exists') {
-      const found = await verifyExisting(deps, { key, coveredPosition: target }, report);
-      if (typeof found === 'string') return done(ExportStatus.failed, found);
-      previousExport = found;
+      const found = await verifyExisting(deps, ref, report);
+      if (found) return done(ExportStatus.failed, found);
       report.status = ExportStatus.adopted;
+    } else {
+      for (const part of folded.superseded) await deps.store.delete(snapshotPartKey(shard, part));
     }
   }
 
@@ -151,33 +183,38 @@ export async function exportShard(
 
   // 6. Retention.
   if (options.retention ?? true) {
-    report.retention = await retireCoveredWal(deps, {
-      shard,
-      watermark: report.watermark.after,
-      previousExport,
-    });
+    report.retention = await retire(deps, { shard, watermark: report.watermark.after });
   }
   return done(report.status);
 }
 
-/** The `previousExport` of a verified export at the target, or why it cannot be used. */
+/** Checks the manifest at the target; the reason it cannot be used, or undefined when it verifies. */
 async function verifyExisting(
   deps: ExportDeps,
   ref: ExportRef,
   report: ExportReport,
-): Promise<number | null | string> {
+): Promise<string | undefined> {
   try {
-    const header = await streamExport(deps.store, ref, {
-      keyed: () => {},
-      keyless: () => undefined,
-    });
-    report.liveKeys = header.keyedCount;
-    report.keylessRows = header.keylessCount;
-    return header.previousExport;
+    describe(report, await loadManifest(deps.store, ref));
+    return undefined;
   } catch (error) {
     if (!(error instanceof CorruptDataError)) throw error;
-    return `an export already exists at ${ref.key} and does not verify (${error.name}: ${error.message}); remove it so a new one can be written`;
+    return `a manifest already exists at ${ref.key} and does not verify (${error.name}: ${error.message}); remove it so a new one can be written`;
   }
+}
+
+function describe(
+  report: ExportReport,
+  manifest: {
+    header: { keylessRows: number; historyFloor: number };
+    parts: unknown[];
+    segments: unknown[];
+  },
+): void {
+  report.keylessRows = manifest.header.keylessRows;
+  report.historyFloor = manifest.header.historyFloor;
+  report.segments = manifest.segments.length;
+  report.parts = manifest.parts.length;
 }
 
 function warn(report: ExportReport, message: string): void {
@@ -197,9 +234,13 @@ function emptyReport(shard: string, watermark: number): ExportReport {
     fallbacks: [],
     warnings: [],
     folded: null,
+    writes: null,
     stoppedAt: null,
-    liveKeys: 0,
+    liveKeys: null,
     keylessRows: 0,
+    segments: 0,
+    parts: 0,
+    historyFloor: 0,
     bytes: 0,
     watermark: { before: watermark, after: watermark },
     retention: null,
@@ -225,7 +266,7 @@ function finish(
     base: report.base?.key ?? null,
     walRows: report.folded?.walRows ?? 0,
     bytes: report.bytes,
-    retired: report.retention?.deleted ?? 0,
+    retiredWal: report.retention?.wal.deleted ?? 0,
     durationMs: report.durationMs,
   };
   if (status === ExportStatus.failed) logger.error('export failed', line);
@@ -236,8 +277,8 @@ function finish(
     metrics.addMetric(Metric.exportBytes, MetricUnit.Bytes, report.bytes);
     metrics.addMetric(Metric.exportDurationMs, MetricUnit.Milliseconds, report.durationMs);
   }
-  if (report.retention?.deleted) {
-    metrics.addMetric(Metric.walObjectsRetired, MetricUnit.Count, report.retention.deleted);
+  if (report.retention?.wal.deleted) {
+    metrics.addMetric(Metric.walObjectsRetired, MetricUnit.Count, report.retention.wal.deleted);
   }
   return report;
 }

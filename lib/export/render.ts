@@ -13,8 +13,15 @@ export function renderExportReport(report: ExportReport): string {
   if (report.reason)
     out.push(line(report.status === 'failed' ? 'REASON' : 'reason', report.reason));
   for (const warning of report.warnings) out.push(line('WARNING', warning));
-  if (report.key) out.push(line('export', `${report.key} (${n(report.bytes)} bytes)`));
-  out.push(line('base', report.base ? report.base.key : 'none: folded from WAL position 0'));
+  if (report.key) out.push(line('manifest', `${report.key} (${n(report.bytes)} bytes written)`));
+  out.push(
+    line(
+      'base',
+      report.base
+        ? `${report.base.key}${report.base.kind === 'aof' ? ' (legacy AOF export, converted)' : ''}`
+        : 'none: folded from WAL position 0',
+    ),
+  );
   for (const f of report.fallbacks)
     out.push(line('FALLBACK', `${f.key} passed over: ${f.error.name}: ${f.error.message}`));
   const f = report.folded;
@@ -22,7 +29,16 @@ export function renderExportReport(report: ExportReport): string {
     out.push(
       line(
         'folded',
-        `positions ${f.fromPosition}..${f.toPosition - 1} (${n(f.objects)} objects, ${n(f.walRows)} rows: ${n(f.puts)} puts, ${n(f.deletes)} deletes, ${n(f.keyless)} keyless) onto ${n(f.exportRows)} export rows`,
+        `positions ${f.fromPosition}..${f.toPosition - 1} (${n(f.objects)} objects, ${n(f.walRows)} rows: ${n(f.puts)} puts, ${n(f.deletes)} deletes, ${n(f.keyless)} keyless)${f.exportRows > 0 ? ` after ${n(f.exportRows)} legacy export rows` : ''}`,
+      ),
+    );
+  }
+  const w = report.writes;
+  if (w) {
+    out.push(
+      line(
+        'stored',
+        `${n(w.segments)} segment(s), ${n(w.parts)} snapshot part(s)${w.compacted ? ' (compacted)' : ''}; reused ${n(w.adoptedSegments)} segment(s), ${n(w.adoptedParts)} part(s) left by an earlier run`,
       ),
     );
   }
@@ -34,8 +50,17 @@ export function renderExportReport(report: ExportReport): string {
       ),
     );
   if (report.status === 'exported' || report.status === 'adopted') {
+    const keys =
+      report.liveKeys === null
+        ? 'live keys not counted (no compaction)'
+        : `${n(report.liveKeys)} live keys`;
+    const floor =
+      report.historyFloor > 0 ? `, history kept from position ${report.historyFloor}` : '';
     out.push(
-      line('state', `${n(report.liveKeys)} live keys, ${n(report.keylessRows)} keyless rows`),
+      line(
+        'state',
+        `${keys}; ${n(report.parts)} snapshot part(s); ${n(report.keylessRows)} keyless rows in ${n(report.segments)} segment(s)${floor}`,
+      ),
     );
   }
   out.push(
@@ -48,14 +73,25 @@ export function renderExportReport(report: ExportReport): string {
   );
   const r = report.retention;
   if (r) {
+    const parts = [
+      r.retired.length > 0 ? `retired export(s) at ${r.retired.join(', ')}` : undefined,
+      r.deletedParts + r.deletedSegments > 0
+        ? `${n(r.deletedParts)} part(s) and ${n(r.deletedSegments)} segment(s) with them`
+        : undefined,
+      r.orphans.parts + r.orphans.segments > 0
+        ? `${n(r.orphans.parts)} orphan part(s), ${n(r.orphans.segments)} orphan segment(s)`
+        : undefined,
+      r.wal.deleted > 0
+        ? `${n(r.wal.deleted)} WAL object(s), positions ${r.wal.fromPosition}..${r.wal.toPosition}`
+        : undefined,
+    ].filter((part) => part !== undefined);
     out.push(
       line(
         'retention',
-        r.deleted > 0
-          ? `retired ${n(r.deleted)} WAL object(s), positions ${r.fromPosition}..${r.toPosition} (floor ${r.floor})`
-          : `nothing retired${r.note ? `: ${r.note}` : ''}`,
+        parts.length > 0 ? parts.join('; ') : `nothing retired${r.note ? `: ${r.note}` : ''}`,
       ),
     );
+    for (const key of r.invalid) out.push(line('INVALID', `${key} does not verify; left in place`));
   }
   return out.join('\n');
 }

@@ -53,6 +53,35 @@ export async function claimFlush(
   return { epoch: record.epoch, owner, record };
 }
 
+/**
+ * Extends the lease held under `epoch` by `owner` to `nowMs + leaseMs` (F4 in
+ * `lease-keeper.ts`). False when the lease is no longer theirs: a newer claim,
+ * a rebuild fence or the commit took it.
+ */
+export async function renewLease(
+  table: Table,
+  shard: string,
+  lease: { epoch: number; owner: string },
+  nowMs: number,
+  leaseMs: number,
+): Promise<boolean> {
+  const out = await updateShardRecord(
+    table,
+    shard,
+    {
+      update: 'SET leaseExpiresAtMs = :expires',
+      condition: 'epoch = :epoch AND leaseOwner = :owner',
+      values: {
+        ':expires': { N: String(nowMs + leaseMs) },
+        ':epoch': { N: String(lease.epoch) },
+        ':owner': { S: lease.owner },
+      },
+    },
+    'UpdateItem renew lease',
+  );
+  return out !== undefined;
+}
+
 /** Releases the lease if still held under `epoch`; false (a no-op) when a newer claim took over. */
 export function releaseLease(table: Table, shard: string, epoch: number): Promise<boolean> {
   return removeLease(table, shard, 'epoch = :epoch', { ':epoch': { N: String(epoch) } }, 'release');

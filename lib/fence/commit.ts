@@ -25,8 +25,14 @@ export interface CommitInput {
   position: number;
   lastSeq: number;
   nextRowOffset: number;
-  /** Bytes of the covered batches, released from the buffer. */
-  releasedBytes: number;
+  /**
+   * Cumulative charge through the last covered batch that records one (A2 in
+   * `allocate.ts`); undefined when none does (voids sealed by a flusher), in
+   * which case the charges stay buffered until a later commit releases them.
+   */
+  releasedThrough: number | undefined;
+  /** The newest allocation time of the covered batches (L5 in `lib/liveness.ts`), when recorded. */
+  pendingSinceMs?: number | undefined;
 }
 
 /** Commits a WAL append and releases the lease; the new record, or undefined when fenced. */
@@ -34,24 +40,36 @@ export async function commitFlush(
   table: Table,
   input: CommitInput,
 ): Promise<ShardRecord | undefined> {
+  const values: Record<string, AttributeValue> = {
+    ':lastSeq': { N: String(input.lastSeq) },
+    ':nextPos': { N: String(input.position + 1) },
+    ':nextRow': { N: String(input.nextRowOffset) },
+    ':epoch': { N: String(input.epoch) },
+    ':pos': { N: String(input.position) },
+  };
+  let release = '';
+  if (input.releasedThrough !== undefined) {
+    // Server-side arithmetic: bufferedBytes = chargedBytes - releasedBytes, exactly (A2).
+    release =
+      ', releasedBytes = :released, bufferedBytes = if_not_exists(chargedBytes, :zero) - :released';
+    values[':released'] = { N: String(input.releasedThrough) };
+    values[':zero'] = { N: '0' };
+  }
+  if (input.pendingSinceMs !== undefined) {
+    // Every batch still pending was allocated after the covered ones: a tighter bound.
+    release += ', pendingSinceMs = :pendingSince';
+    values[':pendingSince'] = { N: String(input.pendingSinceMs) };
+  }
   const out = await updateShardRecord(
     table,
     input.shard,
     {
-      update:
-        'SET durableSeq = :lastSeq, walNextPos = :nextPos, nextRowOffset = :nextRow ADD bufferedBytes :released REMOVE leaseOwner, leaseExpiresAtMs',
+      update: `SET durableSeq = :lastSeq, walNextPos = :nextPos, nextRowOffset = :nextRow${release} REMOVE leaseOwner, leaseExpiresAtMs`,
       condition:
         input.position === 0
           ? 'epoch = :epoch AND (attribute_not_exists(walNextPos) OR walNextPos = :pos)'
           : 'epoch = :epoch AND walNextPos = :pos',
-      values: {
-        ':lastSeq': { N: String(input.lastSeq) },
-        ':nextPos': { N: String(input.position + 1) },
-        ':nextRow': { N: String(input.nextRowOffset) },
-        ':released': { N: String(-input.releasedBytes) },
-        ':epoch': { N: String(input.epoch) },
-        ':pos': { N: String(input.position) },
-      },
+      values,
     },
     'UpdateItem commit flush',
   );

@@ -39,7 +39,7 @@ function walRows(batches: readonly StoredBatch[], firstRowOffset: number): WalRo
       const walRow: WalRow = { seq: batch.seq, offset: firstRowOffset + rows.length };
       if (row.key !== undefined) walRow.key = row.key;
       if (row.delete) walRow.delete = true;
-      if (row.row !== undefined) walRow.row = row.row;
+      if (row.text !== undefined) walRow.text = row.text;
       rows.push(walRow);
     }
   }

@@ -3,6 +3,8 @@
  *
  *   1. Read the shard record. Nothing pending → no S3 call at all.
  *   2. Claim the flush: bump `epoch` conditionally (lease free or expired) → E.
+ *      The lease is short and renewed while the flush runs (F4 in
+ *      `lease-keeper.ts`), so a crashed flusher blocks its shard one lease.
  *   3. Resolve the oldest pending batches: `durableSeq+1` upward, contiguous,
  *      up to the size cap; seal gaps that stayed empty past the timeout.
  *   4. Encode the WAL object for P = `walNextPos`; write it create-if-absent.
@@ -14,8 +16,8 @@
  *      stale record: stop as fenced, C4 in commit.ts).
  *   6. Commit the cursors, conditional on `epoch = E` and `walNextPos = P`.
  *      A failed condition means a newer flusher took over: stop, nothing lost.
- *   7. Delete the covered batch items; clear the pending marker only if no
- *      put arrived since (condition on `nextSeq`).
+ *   7. Clear the pending marker only if no put arrived since (condition on
+ *      `nextSeq`). The covered batch items are left to expire (I5).
  *
  * Invariants:
  * I1. WAL position P holds exactly the batches durableSeq+1..lastSeq as the
@@ -28,10 +30,15 @@
  *     adopting another flusher's object never changes what a seq holds.
  * I4. A slot is never skipped: a 412 at P (zombie, or our own lost ack) is
  *     adopted, never "retried at P+1".
- * I5. A batch item is deleted only after a committed WAL object covers it,
- *     except a void's head, which is never deleted: it is what makes a late
+ * I5. No batch item is deleted: each expires by TTL (L5 in `lib/liveness.ts`),
+ *     long after the commit that covers it, and a void only after every put
+ *     that could still write its seq is gone (L4): it is what makes a late
  *     writer of a sealed seq fail its condition (GapSealedError) instead of
  *     landing rows below `durableSeq` that no flush will ever read.
+ * I7. A gap is sealed only after a fresh read shows this flusher still holds
+ *     the shard and the seq is still above `durableSeq`: a zombie resolving
+ *     from a stale record sees covered (tidied) batches as gaps, and sealing
+ *     them would only leave garbage below `durableSeq` (step 3).
  * I6. Divergence and terminal append failures poison the shard; poison stops
  *     puts and claims and wakes durable waiters with the reason (C3). Only the
  *     current holder of the shard at P can poison it (C4): a fenced zombie
@@ -40,10 +47,11 @@
 import { CorruptDataError, UnavailableError } from '../errors.js';
 import { claimFlush, releaseLease } from '../fence/claim.js';
 import { commitFlush, poisonShard } from '../fence/commit.js';
-import { deleteBatches, readBatches, type StoredBatch } from '../memtable/batches.js';
+import { keepLease, type LeaseTimers } from '../fence/lease-keeper.js';
+import { readBatches, type StoredBatch } from '../memtable/batches.js';
 import { clearPending } from '../memtable/pending-index.js';
-import { hasPendingBatches, readShardRecord } from '../memtable/shard-record.js';
-import { batchSk, type Table } from '../memtable/table.js';
+import { hasPendingBatches, readShardRecord, type ShardRecord } from '../memtable/shard-record.js';
+import type { Table } from '../memtable/table.js';
 import { walKey } from '../paths.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { decodeWal } from '../wal/decode.js';
@@ -64,6 +72,8 @@ export interface FlushDeps {
   leaseMs: number;
   now: () => number;
   faults?: FaultHook;
+  /** Timers of the lease keeper (F4 in `lease-keeper.ts`); real ones by default. */
+  timers?: LeaseTimers;
 }
 
 /** How one flush attempt ended. */
@@ -97,7 +107,7 @@ export type FlushOutcome =
 
 /** Runs the flush protocol once for `shard`. */
 export async function flushShard(deps: FlushDeps, shard: string): Promise<FlushOutcome> {
-  const { table, store, faults } = deps;
+  const { table, faults } = deps;
   const hit = async (point: FaultPoint) => faults?.(point, shard);
 
   // 1. Read.
@@ -114,6 +124,31 @@ export async function flushShard(deps: FlushDeps, shard: string): Promise<FlushO
   const claim = await claimFlush(table, shard, deps.owner, deps.now(), deps.leaseMs);
   if (!claim) return { status: 'busy', shard };
   const { epoch, record } = claim;
+  const keeper = keepLease({
+    table,
+    shard,
+    epoch,
+    owner: deps.owner,
+    leaseMs: deps.leaseMs,
+    now: deps.now,
+    timers: deps.timers,
+  });
+  try {
+    return await flushClaimed(deps, shard, epoch, record);
+  } finally {
+    keeper.stop();
+  }
+}
+
+/** Steps 3-7, under the claim of `epoch` (`record` as the claim left it). */
+async function flushClaimed(
+  deps: FlushDeps,
+  shard: string,
+  epoch: number,
+  record: ShardRecord,
+): Promise<FlushOutcome> {
+  const { table, store, faults } = deps;
+  const hit = async (point: FaultPoint) => faults?.(point, shard);
   if (!hasPendingBatches(record)) {
     // Another flusher drained the shard between our read and our claim.
     await releaseLease(table, shard, epoch);
@@ -124,12 +159,17 @@ export async function flushShard(deps: FlushDeps, shard: string): Promise<FlushO
   // 3. Resolve the oldest pending batches, as they stand now.
   const resolved = await resolveOldestPending(table, {
     record,
+    epoch,
     maxBytes: deps.maxWalObjectBytes,
     gapSealMs: deps.gapSealMs,
     nowMs: deps.now(),
   });
+  if (resolved.fenced) {
+    // A zombie resolving from a stale record: a newer flusher covered these seqs (I7).
+    await releaseLease(table, shard, epoch);
+    return { status: 'fenced', shard, epoch, position: record.walNextPos };
+  }
   if (resolved.batches.length === 0) {
-    // A fenced zombie sees the batches a newer flusher covered (and deleted) as gaps.
     const held = await releaseLease(table, shard, epoch);
     if (!held) return { status: 'fenced', shard, epoch, position: record.walNextPos };
     return { status: 'waiting-on-gap', shard, seq: resolved.waitingOnSeq ?? record.durableSeq + 1 };
@@ -195,13 +235,13 @@ export async function flushShard(deps: FlushDeps, shard: string): Promise<FlushO
     position,
     lastSeq: written.lastSeq,
     nextRowOffset: written.firstRowOffset + written.rowCount,
-    releasedBytes: covered.reduce((sum, batch) => sum + batch.bytes, 0),
+    releasedThrough: releasedThrough(covered),
+    pendingSinceMs: newestAllocation(covered),
   });
   if (!committed) return { status: 'fenced', shard, epoch, position };
   await hit(FaultPoint.afterCommit);
 
-  // 7. Tidy: covered batch items, then the pending marker.
-  await deleteBatches(table, shard, covered.flatMap(deletableItemKeys));
+  // 7. The pending marker (covered batch items expire by themselves, I5).
   await hit(FaultPoint.beforeClearPending);
   const more = hasPendingBatches(committed);
   if (!more) await clearPending(table, shard, committed.nextSeq);
@@ -221,11 +261,24 @@ export async function flushShard(deps: FlushDeps, shard: string): Promise<FlushO
   };
 }
 
-/** Item keys to delete once `batch` is committed: all but a void's head (I5). */
-function deletableItemKeys(batch: StoredBatch): string[] {
-  if (batch.kind !== 'void') return batch.itemKeys;
-  const head = batchSk(batch.seq);
-  return batch.itemKeys.filter((key) => key !== head);
+/**
+ * The newest allocation time among the covered batches: every batch still
+ * pending after them was allocated later, so this bounds the age of the
+ * shard's oldest pending data from above (L5 in `lib/liveness.ts`).
+ */
+function newestAllocation(covered: readonly StoredBatch[]): number | undefined {
+  let newest: number | undefined;
+  for (const batch of covered) {
+    if (batch.allocatedAtMs !== undefined) newest = Math.max(newest ?? 0, batch.allocatedAtMs);
+  }
+  return newest;
+}
+
+/** The cumulative charge through the last covered batch that records one (A2 in allocate.ts). */
+function releasedThrough(covered: readonly StoredBatch[]): number | undefined {
+  let through: number | undefined;
+  for (const batch of covered) if (batch.chargeEnd !== undefined) through = batch.chargeEnd;
+  return through;
 }
 
 /** Step 5: the existing object if its header is adoptable, or the divergence reason. */

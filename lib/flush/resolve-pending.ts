@@ -11,12 +11,14 @@
  * progress.
  */
 import { readBatches, type StoredBatch, sealVoid } from '../memtable/batches.js';
-import type { ShardRecord } from '../memtable/shard-record.js';
+import { readShardRecord, type ShardRecord } from '../memtable/shard-record.js';
 import type { Table } from '../memtable/table.js';
 
 /** Inputs of `resolveOldestPending`. */
 export interface ResolveInput {
   record: ShardRecord;
+  /** The epoch of this flusher's claim; a gap is sealed only while it still holds (I7). */
+  epoch: number;
   maxBytes: number;
   gapSealMs: number;
   nowMs: number;
@@ -29,6 +31,8 @@ export interface Resolved {
   sealed: number[];
   /** A young gap that stopped resolution, if any. */
   waitingOnSeq: number | undefined;
+  /** Resolution stopped because a newer claim (or a commit past the gap) took over (I7). */
+  fenced: boolean;
 }
 
 /** Resolves the oldest pending batches of the shard described by `record`. */
@@ -37,7 +41,7 @@ export async function resolveOldestPending(table: Table, input: ResolveInput): P
   const fromSeq = record.durableSeq + 1;
   const toSeq = record.nextSeq - 1;
   const found = await readBatches(table, { shard: record.shard, fromSeq, toSeq, maxBytes });
-  const resolved: Resolved = { batches: [], sealed: [], waitingOnSeq: undefined };
+  const resolved: Resolved = { batches: [], sealed: [], waitingOnSeq: undefined, fenced: false };
   let bytes = 0;
   let expected = fromSeq;
   let index = 0;
@@ -54,6 +58,12 @@ export async function resolveOldestPending(table: Table, input: ResolveInput): P
     const allocatedBy = next ? next.createdAtMs : (record.lastAllocAtMs ?? nowMs);
     if (nowMs - allocatedBy < gapSealMs) {
       resolved.waitingOnSeq = expected;
+      break;
+    }
+    // I7: a stale record shows covered batches as gaps; seal only while we still hold it.
+    const fresh = await readShardRecord(table, record.shard);
+    if (!fresh || fresh.epoch !== input.epoch || fresh.durableSeq >= expected) {
+      resolved.fenced = true;
       break;
     }
     const outcome = await sealVoid(table, record.shard, expected, nowMs);

@@ -4,7 +4,7 @@
  * a bug: it is logged with its stack and answered 500 without internals.
  */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { BackpressureError, ErrorKind, ShardwalError } from '../errors.js';
+import { BackpressureError, ErrorKind, InProgressError, ShardwalError } from '../errors.js';
 import { logger } from '../observability/telemetry.js';
 import { json } from './responses.js';
 
@@ -13,7 +13,10 @@ export const STATUS_OF_KIND: Record<ErrorKind, number> = {
   [ErrorKind.invalidInput]: 400,
   [ErrorKind.notFound]: 404,
   [ErrorKind.tooLarge]: 413,
+  [ErrorKind.unsupportedMediaType]: 415,
   [ErrorKind.backpressure]: 429,
+  [ErrorKind.inProgress]: 409,
+  [ErrorKind.keyReused]: 422,
   [ErrorKind.fenced]: 409,
   [ErrorKind.poisoned]: 503,
   [ErrorKind.unavailable]: 503,
@@ -31,6 +34,8 @@ export function errorResponse(error: unknown): APIGatewayProxyStructuredResultV2
   const status = STATUS_OF_KIND[error.kind];
   if (status >= 500) logger.error('request failed', { error });
   const headers: Record<string, string> = {};
-  if (error instanceof BackpressureError) headers['retry-after'] = String(error.retryAfterSeconds);
+  if (error instanceof BackpressureError || error instanceof InProgressError) {
+    headers['retry-after'] = String(error.retryAfterSeconds);
+  }
   return json(status, { error: { kind: error.kind, message: error.message } }, headers);
 }

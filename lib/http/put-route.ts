@@ -1,16 +1,25 @@
 /**
  * `POST /v1/shards/{shard}/rows?durability=buffered|durable` with an optional
  * `Idempotency-Key` header. 202 for a buffered ack (or a durable wait that
- * ran out), 200 once durable.
+ * ran out), 200 once durable. The body is read byte-exact by
+ * `request-body.ts` (media type, gzip, limits, strict UTF-8), then exactly
+ * by `parsePutText`.
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { InvalidInputError, PayloadTooLargeError } from '../errors.js';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  Context,
+} from 'aws-lambda';
+import { InvalidInputError } from '../errors.js';
 import { Metric } from '../observability/metric-names.js';
 import { logger, metrics } from '../observability/telemetry.js';
 import { Durability, type PutDeps, putRows } from '../put/put-rows.js';
-import { parseJsonBody } from '../put/schema.js';
+import { parsePutText } from '../put/schema.js';
+import { invocationDeadline } from '../put/transport-deadline.js';
 import { errorResponse } from './error-response.js';
+import { headerOf } from './headers.js';
+import { readJsonBody } from './request-body.js';
 import { json } from './responses.js';
 
 function parseDurability(value: string | undefined): Durability {
@@ -22,41 +31,25 @@ function parseDurability(value: string | undefined): Durability {
   );
 }
 
-function bodyText(event: APIGatewayProxyEventV2, maxBodyBytes: number): string | undefined {
-  if (event.body === undefined) return undefined;
-  const bytes = event.isBase64Encoded
-    ? Buffer.from(event.body, 'base64')
-    : Buffer.from(event.body, 'utf8');
-  if (bytes.length > maxBodyBytes)
-    throw new PayloadTooLargeError('body', maxBodyBytes, bytes.length);
-  return bytes.toString('utf8');
-}
-
-function header(event: APIGatewayProxyEventV2, name: string): string | undefined {
-  const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(event.headers ?? {})) {
-    if (key.toLowerCase() === wanted) return value;
-  }
-  return undefined;
-}
-
 /** Handles one HTTP put. */
 export async function handlePut(
   event: APIGatewayProxyEventV2,
   deps: PutDeps,
+  context?: Context,
 ): Promise<APIGatewayProxyStructuredResultV2> {
   try {
     const shard = event.pathParameters?.shard ?? '';
     const durability = parseDurability(event.queryStringParameters?.durability);
-    const body = parseJsonBody(bodyText(event, deps.config.maxBodyBytes));
-    const idempotencyKey = header(event, 'idempotency-key');
-    const result = await putRows(deps, { shard, body, durability, idempotencyKey });
+    const body = parsePutText(readJsonBody(event, deps.config), deps.config.maxRowsPerPut);
+    const idempotencyKey = headerOf(event.headers, 'idempotency-key');
+    const deadlineAtMs = invocationDeadline(context, deps.now());
+    const result = await putRows(deps, { shard, body, durability, idempotencyKey, deadlineAtMs });
     if (!result.repeated) {
       metrics.addMetric(Metric.putBatches, MetricUnit.Count, 1);
       metrics.addMetric(Metric.putRows, MetricUnit.Count, result.ack.rows);
       metrics.addMetric(Metric.putBytes, MetricUnit.Bytes, result.bytes);
     }
-    logger.info('put', {
+    logger.debug('put', {
       ...result.ack,
       bytes: result.bytes,
       repeated: result.repeated,

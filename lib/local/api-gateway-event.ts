@@ -1,23 +1,58 @@
 /**
  * Converts a Node HTTP request into the API Gateway HTTP API (payload 2.0)
  * event the deployed handlers receive, and a handler's result back into the
- * response, so the local stack runs the very same handlers.
+ * response, so the local stack runs the very same handlers. The body is
+ * passed as API Gateway passes it (text or base64, `encodeBody`), always
+ * the exact bytes sent.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 import type { RouteMatch } from './http-routes.js';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+/**
+ * Media types API Gateway HTTP APIs pass to Lambda as text; every other
+ * body, a body with no Content-Type included, arrives base64-encoded with
+ * `isBase64Encoded: true`. AWS documents the mechanism ("if the content
+ * type of the request is binary, the body is base64-encoded") but not the
+ * list; this is the split observed against AWS and recorded in
+ * ministackorg/ministack#766 (docs/openapi.yaml, "Transport").
+ */
+const TEXT_MEDIA_TYPES = new Set(['application/json', 'application/xml', 'application/javascript']);
 
-/** The body as API Gateway passes it: UTF-8 text, else base64 with `isBase64Encoded`. */
-function encodeBody(bytes: Buffer): { body?: string; isBase64Encoded: boolean } {
+/** Strict, and keeps a leading byte order mark: the text is the bytes sent, nothing dropped. */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** True when API Gateway would pass a body of this Content-Type as text. */
+export function passedAsText(contentType: string | undefined): boolean {
+  const essence = contentType?.split(';')[0]?.trim().toLowerCase();
+  if (essence === undefined || essence === '') return false;
+  return essence.startsWith('text/') || TEXT_MEDIA_TYPES.has(essence);
+}
+
+/**
+ * The body as API Gateway passes it, always the exact bytes sent: text for
+ * the text media types when the bytes are UTF-8 and carry no content
+ * coding, base64 otherwise. The handler decides everything else (charset,
+ * BOM, encoding), so a body gets the same answer here and on AWS.
+ */
+function encodeBody(
+  bytes: Buffer,
+  headers: Record<string, string>,
+): { body?: string; isBase64Encoded: boolean } {
   if (bytes.length === 0) return { isBase64Encoded: false };
-  try {
-    return { body: utf8.decode(bytes), isBase64Encoded: false };
-  } catch {
-    return { body: bytes.toString('base64'), isBase64Encoded: true };
+  const coded = (headers['content-encoding'] ?? '').split(',').some((c) => {
+    const coding = c.trim().toLowerCase();
+    return coding !== '' && coding !== 'identity';
+  });
+  if (!coded && passedAsText(headers['content-type'])) {
+    try {
+      return { body: utf8.decode(bytes), isBase64Encoded: false };
+    } catch {
+      // Not UTF-8: pass the bytes, so the handler names the bad byte (never U+FFFD).
+    }
   }
+  return { body: bytes.toString('base64'), isBase64Encoded: true };
 }
 
 /** Repeated query parameters are joined with commas, as API Gateway does. */
@@ -76,7 +111,7 @@ export function toApiGatewayEvent(
       time: now.toISOString(),
       timeEpoch: now.getTime(),
     },
-    ...encodeBody(body),
+    ...encodeBody(body, headers),
   };
 }
 

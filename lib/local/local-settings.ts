@@ -3,21 +3,20 @@
  * errors naming the setting and its value (like `lib/config.ts`, which still
  * validates the service settings the handlers read).
  *
- * The flush interval is capped at 1000 ms here: the local stack exists to
- * show the service working, and a durable put waits up to about three
- * intervals, so a slower local ticker would only make every example feel
- * broken. A larger value is rejected naming it, never clamped; `off` is
- * rejected too (the timer loop *is* the local ticker).
+ * The flush interval follows the deployment's rules (`validateSettings`:
+ * under a minute, or whole minutes) and the same tick semantics (the grid
+ * ticker, `lib/ticker/ticker.ts`); it defaults to 1000 ms. `off` is rejected
+ * (the timer loop *is* the local ticker).
  *
  * The export and verify schedules (EventBridge Scheduler in AWS) are timers
  * here too: a period in milliseconds, or `off`. Zero, negative or fractional
  * periods are rejected naming the setting, like every other setting.
  */
-import { SETTINGS, TICKER_OFF } from '../config.js';
+import { SETTINGS, TICKER_OFF, validateSettings } from '../config.js';
 import { ConfigError } from '../errors.js';
 
-/** Largest flush interval the local stack accepts. */
-export const LOCAL_MAX_FLUSH_INTERVAL_MS = 1_000;
+/** Flush interval of the local stack when none is set. */
+export const LOCAL_DEFAULT_FLUSH_INTERVAL_MS = 1_000;
 
 /** Environment names and defaults of the local settings. */
 export const LOCAL_SETTINGS = {
@@ -27,12 +26,14 @@ export const LOCAL_SETTINGS = {
   dynamodbPort: { env: 'SHARDWAL_DYNAMODB_PORT' },
   /** Default: PORT + 2 (ephemeral when PORT is 0). */
   sqsPort: { env: 'SHARDWAL_SQS_PORT' },
-  flushIntervalMs: { env: SETTINGS.flushIntervalMs.env, default: LOCAL_MAX_FLUSH_INTERVAL_MS },
+  flushIntervalMs: { env: SETTINGS.flushIntervalMs.env, default: LOCAL_DEFAULT_FLUSH_INTERVAL_MS },
   logLevel: { env: 'SHARDWAL_LOG_LEVEL', default: 'WARN' },
   /** Period of the export job (`functions/export.ts`); `off` disables it. */
   exportEveryMs: { env: 'SHARDWAL_LOCAL_EXPORT_EVERY_MS', default: 300_000 },
   /** Period of the scheduled verify (`functions/recover.ts`); `off` disables it. */
   verifyEveryMs: { env: 'SHARDWAL_LOCAL_VERIFY_EVERY_MS', default: 3_600_000 },
+  /** Period of the TTL sweep (DynamoDB's TTL, which dynalite lacks); `off` disables it. */
+  sweepEveryMs: { env: 'SHARDWAL_LOCAL_SWEEP_EVERY_MS', default: 600_000 },
 } as const;
 
 /** The value that disables a local schedule. */
@@ -61,6 +62,8 @@ export interface LocalSettings {
   exportEveryMs: number | undefined;
   /** Period of the local scheduled verify; undefined when off. */
   verifyEveryMs: number | undefined;
+  /** Period of the local TTL sweep; undefined when off. */
+  sweepEveryMs: number | undefined;
 }
 
 function parsePort(env: string, raw: string | undefined, fallback: () => number): number {
@@ -76,24 +79,17 @@ function parseInterval(raw: string | undefined): number {
   const { env, default: fallback } = LOCAL_SETTINGS.flushIntervalMs;
   if (raw === undefined || raw.trim() === '') return fallback;
   if (raw.trim() === TICKER_OFF) {
-    throw new ConfigError(env, raw, 'the local stack needs its ticker; expected 1 to 1000');
+    throw new ConfigError(env, raw, 'the local stack needs its ticker; expected a flush interval');
   }
-  const value = Number(raw.trim());
-  if (!Number.isInteger(value) || value < 1) {
-    throw new ConfigError(env, raw, 'expected a whole number of at least 1');
-  }
-  if (value > LOCAL_MAX_FLUSH_INTERVAL_MS) {
-    throw new ConfigError(
-      env,
-      raw,
-      `the local stack ticks at least once a second; expected at most ${LOCAL_MAX_FLUSH_INTERVAL_MS}`,
-    );
-  }
-  return value;
+  // The deployment's rules, so what runs locally deploys and the other way round.
+  return validateSettings({ flushIntervalMs: raw }).flushIntervalMs!;
 }
 
 function parseEvery(
-  setting: typeof LOCAL_SETTINGS.exportEveryMs | typeof LOCAL_SETTINGS.verifyEveryMs,
+  setting:
+    | typeof LOCAL_SETTINGS.exportEveryMs
+    | typeof LOCAL_SETTINGS.verifyEveryMs
+    | typeof LOCAL_SETTINGS.sweepEveryMs,
   raw: string | undefined,
 ): number | undefined {
   if (raw === undefined || raw.trim() === '') return setting.default;
@@ -139,5 +135,6 @@ export function localSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Loca
     logLevel: parseLogLevel(env[LOCAL_SETTINGS.logLevel.env]),
     exportEveryMs: parseEvery(LOCAL_SETTINGS.exportEveryMs, env[LOCAL_SETTINGS.exportEveryMs.env]),
     verifyEveryMs: parseEvery(LOCAL_SETTINGS.verifyEveryMs, env[LOCAL_SETTINGS.verifyEveryMs.env]),
+    sweepEveryMs: parseEvery(LOCAL_SETTINGS.sweepEveryMs, env[LOCAL_SETTINGS.sweepEveryMs.env]),
   };
 }

@@ -2,7 +2,8 @@
  * Reads a request body with a byte limit enforced while reading: a declared
  * `content-length` over the limit is refused before reading anything, and an
  * undeclared (chunked) body stops being read once it passes the limit, so an
- * oversized body is never buffered whole.
+ * oversized body is never buffered whole. The bytes are returned as read:
+ * no decoding happens here (`api-gateway-event.ts` passes them on exactly).
  */
 import type { IncomingMessage } from 'node:http';
 
@@ -11,8 +12,11 @@ export type BodyRead =
   | { status: 'ok'; bytes: Buffer }
   | {
       status: 'too-large';
-      limitBytes: number /** Declared or read so far (a lower bound). */;
+      limitBytes: number;
+      /** The declared content-length, or what was read when reading stopped (a lower bound). */
       gotBytes: number;
+      /** True when `gotBytes` is the declared length; false when it is where reading stopped. */
+      declared: boolean;
     };
 
 /** Reads at most `limitBytes` of `request`. */
@@ -20,7 +24,7 @@ export async function readBody(request: IncomingMessage, limitBytes: number): Pr
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > limitBytes) {
     request.resume(); // let the socket drain; the caller answers and closes the connection
-    return { status: 'too-large', limitBytes, gotBytes: declared };
+    return { status: 'too-large', limitBytes, gotBytes: declared, declared: true };
   }
   const chunks: Buffer[] = [];
   let total = 0;
@@ -28,7 +32,7 @@ export async function readBody(request: IncomingMessage, limitBytes: number): Pr
     total += chunk.length;
     if (total > limitBytes) {
       request.resume();
-      return { status: 'too-large', limitBytes, gotBytes: total };
+      return { status: 'too-large', limitBytes, gotBytes: total, declared: false };
     }
     chunks.push(chunk);
   }

@@ -37,6 +37,7 @@ function systemAttributes(message: Message): SQSRecordAttributes {
     ...(attributes.MessageDeduplicationId
       ? { MessageDeduplicationId: attributes.MessageDeduplicationId }
       : {}),
+    ...(attributes.SequenceNumber ? { SequenceNumber: attributes.SequenceNumber } : {}),
   };
 }
 

@@ -15,6 +15,8 @@ export interface BatchHead {
   createdAtMs: number;
   bytes: number;
   idempotencyKey: string | undefined;
+  /** Cumulative charge through this batch's allocation, when recorded (A2 in `allocate.ts`). */
+  chargeEnd: number | undefined;
   /** Sort keys of the head and its continuation chunks. */
   itemKeys: string[];
 }
@@ -32,7 +34,7 @@ export async function listBatchHeads(
     shard,
     batchRange(fromSeq, toSeq),
     'Query batch heads',
-    'sk, kind, createdAtMs, bytes, idemKey',
+    'sk, kind, createdAtMs, bytes, idemKey, chargeEnd',
   );
   for await (const { head, sk, itemKeys } of groupChunks(items, isBatchChunk)) {
     heads.push({
@@ -41,6 +43,7 @@ export async function listBatchHeads(
       createdAtMs: num(head, 'createdAtMs', 0),
       bytes: num(head, 'bytes', 0),
       idempotencyKey: str(head, 'idemKey'),
+      chargeEnd: head.chargeEnd?.N === undefined ? undefined : Number(head.chargeEnd.N),
       itemKeys,
     });
   }

@@ -1,10 +1,12 @@
 /**
- * Creates the shardwal table with its pending index (the local stack and the
- * tests; on AWS the CDK stack owns the table). Same layout as `table.ts`.
+ * Creates the shardwal table with its two sparse indexes, pending and
+ * registry (the local stack and the tests; on AWS the CDK stack owns the
+ * table). Same layout as `table.ts` and `registry.ts`.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { InternalError } from '../errors.js';
+import { REGISTRY_ATTRIBUTES, REGISTRY_INDEX } from './registry.js';
 import { PENDING_INDEX, type Table } from './table.js';
 
 /**
@@ -50,6 +52,8 @@ async function createTable(table: Table): Promise<void> {
         { AttributeName: 'sk', AttributeType: 'S' },
         { AttributeName: 'pendingPk', AttributeType: 'S' },
         { AttributeName: 'pendingShard', AttributeType: 'S' },
+        { AttributeName: REGISTRY_ATTRIBUTES.partition, AttributeType: 'S' },
+        { AttributeName: REGISTRY_ATTRIBUTES.shard, AttributeType: 'S' },
       ],
       KeySchema: [
         { AttributeName: 'pk', KeyType: 'HASH' },
@@ -61,6 +65,14 @@ async function createTable(table: Table): Promise<void> {
           KeySchema: [
             { AttributeName: 'pendingPk', KeyType: 'HASH' },
             { AttributeName: 'pendingShard', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        },
+        {
+          IndexName: REGISTRY_INDEX,
+          KeySchema: [
+            { AttributeName: REGISTRY_ATTRIBUTES.partition, KeyType: 'HASH' },
+            { AttributeName: REGISTRY_ATTRIBUTES.shard, KeyType: 'RANGE' },
           ],
           Projection: { ProjectionType: 'KEYS_ONLY' },
         },

@@ -1,20 +1,33 @@
 /**
- * Idempotency records: `Idempotency-Key` (HTTP) or message id (SQS) → the
- * original ack, for a bounded window (DynamoDB TTL on `expiresAt`, and an
- * explicit expiry check because TTL deletion is lazy and the local emulator
- * has none).
+ * Idempotency records: `Idempotency-Key` (HTTP) or message id / attribute
+ * (SQS) → a fingerprint of the request, the owner of the reservation, the
+ * seq its put allocated, and once known the original ack, for the
+ * idempotency window (DynamoDB TTL on `expiresAt`, and an explicit check on
+ * `expiresAtMs` because TTL deletion is lazy and the local emulator has none).
  *
- * A put first reserves its key (create-if-absent or expired); a concurrent
- * repeat sees the reservation and is told to retry rather than buffering the
- * rows a second time. The reservation turns into the ack once the batch is
- * written, and is released when the put fails before buffering anything.
+ * Invariants kept here (the put path, `lib/put/put-rows.ts`, drives them):
+ * K1. A reservation is created already naming its seq: the put allocates
+ *     first, so a reservation always says where its batch goes. A crash at
+ *     any later step leaves the evidence a retry needs.
+ * K2. Only the owner completes or releases its reservation (conditional on
+ *     `owner`); a put that lost its reservation to a takeover changes nothing.
+ * K3. A reservation is taken over only once its lease has expired (L3 in
+ *     `lib/liveness.ts`: its put can no longer write), and the taker settles
+ *     the recorded seq first (`lib/put/takeover.ts`): a batch there means
+ *     "answer its ack", an empty seq is sealed void before anything new is
+ *     buffered.
+ * K4. A key is released only when its batch provably did not land.
+ * K5. Every decision compares fingerprints: a key reused with another payload
+ *     is refused, never answered with the other payload's ack.
  */
 import {
   type AttributeValue,
   DeleteItemCommand,
   GetItemCommand,
   PutItemCommand,
+  UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
+import { num, str } from './shard-record.js';
 import { CONDITION_FAILED, send, sendUnconditional, type Table } from './table.js';
 
 /** The ack a put returns; stored so a repeat returns it unchanged. */
@@ -25,41 +38,75 @@ export interface PutAck {
   durable: boolean;
 }
 
-/** What a reservation attempt found. */
-export type Reservation =
-  | { state: 'reserved' }
-  | { state: 'done'; ack: PutAck }
-  | { state: 'in-progress' };
+/** An idempotency record as the put path reads it. */
+export type IdempotencyRecord =
+  | { state: 'done'; fingerprint: string; ack: PutAck }
+  | {
+      state: 'pending';
+      fingerprint: string;
+      owner: string;
+      seq: number;
+      rows: number;
+      leaseExpiresAtMs: number;
+    };
+
+/** A new reservation: who owns it and what its put allocated. */
+export interface ReservationInput {
+  shard: string;
+  key: string;
+  owner: string;
+  fingerprint: string;
+  seq: number;
+  rows: number;
+  nowMs: number;
+  leaseMs: number;
+  ttlMs: number;
+}
 
 function idemKey(shard: string, key: string) {
   return { pk: { S: `idem#${shard}#${key}` }, sk: { S: 'idem' } };
 }
 
-/** Reserves `key` for a put lasting at most `leaseMs`; finds the earlier ack if any. */
-export async function reserveIdempotencyKey(
-  table: Table,
-  shard: string,
-  key: string,
-  nowMs: number,
-  leaseMs: number,
-): Promise<Reservation> {
+function pendingAttributes(input: ReservationInput): Record<string, AttributeValue> {
+  const expiresAtMs = input.nowMs + input.ttlMs;
+  return {
+    state: { S: 'pending' },
+    owner: { S: input.owner },
+    fp: { S: input.fingerprint },
+    seq: { N: String(input.seq) },
+    rows: { N: String(input.rows) },
+    leaseExpiresAtMs: { N: String(input.nowMs + input.leaseMs) },
+    expiresAtMs: { N: String(expiresAtMs) },
+    expiresAt: { N: String(Math.ceil(expiresAtMs / 1000)) },
+  };
+}
+
+/**
+ * Creates a reservation unless a live record holds the key (K1). True when
+ * created; false when the key is taken (read it with `readIdempotencyRecord`).
+ */
+export async function createReservation(table: Table, input: ReservationInput): Promise<boolean> {
   const out = await send(
     table,
     new PutItemCommand({
       TableName: table.tableName,
-      Item: {
-        ...idemKey(shard, key),
-        state: { S: 'pending' },
-        expiresAtMs: { N: String(nowMs + leaseMs) },
-        expiresAt: { N: String(Math.ceil((nowMs + leaseMs) / 1000)) },
-      },
+      Item: { ...idemKey(input.shard, input.key), ...pendingAttributes(input) },
       ConditionExpression: 'attribute_not_exists(pk) OR expiresAtMs < :now',
-      ExpressionAttributeValues: { ':now': { N: String(nowMs) } },
+      ExpressionAttributeValues: { ':now': { N: String(input.nowMs) } },
     }),
     'PutItem idempotency reservation',
   );
-  if (out !== CONDITION_FAILED) return { state: 'reserved' };
-  const found = await sendUnconditional<{ Item?: Record<string, AttributeValue> }>(
+  return out !== CONDITION_FAILED;
+}
+
+/** The live record of `key`, or undefined when there is none (or it is past its window). */
+export async function readIdempotencyRecord(
+  table: Table,
+  shard: string,
+  key: string,
+  nowMs: number,
+): Promise<IdempotencyRecord | undefined> {
+  const out = await sendUnconditional<{ Item?: Record<string, AttributeValue> }>(
     table,
     new GetItemCommand({
       TableName: table.tableName,
@@ -68,51 +115,120 @@ export async function reserveIdempotencyKey(
     }),
     'GetItem idempotency record',
   );
-  const ack = found.Item?.ack?.S;
-  if (found.Item?.state?.S === 'done' && ack)
-    return { state: 'done', ack: JSON.parse(ack) as PutAck };
-  return { state: 'in-progress' };
+  const item = out.Item;
+  if (!item || num(item, 'expiresAtMs', 0) < nowMs) return undefined;
+  const fingerprint = str(item, 'fp') ?? '';
+  const ack = str(item, 'ack');
+  if (str(item, 'state') === 'done' && ack) {
+    return { state: 'done', fingerprint, ack: JSON.parse(ack) as PutAck };
+  }
+  return {
+    state: 'pending',
+    fingerprint,
+    owner: str(item, 'owner') ?? '',
+    seq: num(item, 'seq', 0),
+    rows: num(item, 'rows', 0),
+    leaseExpiresAtMs: num(item, 'leaseExpiresAtMs', 0),
+  };
 }
 
-/** Records the ack of a completed put for `ttlMs`. */
-export async function completeIdempotencyKey(
+/**
+ * Takes over a pending reservation whose lease expired (K3), re-pointing it at
+ * the taker's seq. False when it was not `previousOwner`'s expired
+ * reservation any more (another taker won, or it completed).
+ */
+export async function takeOverReservation(
+  table: Table,
+  previousOwner: string,
+  input: ReservationInput,
+): Promise<boolean> {
+  const attributes = pendingAttributes(input);
+  const names = Object.keys(attributes);
+  const out = await send(
+    table,
+    new UpdateItemCommand({
+      TableName: table.tableName,
+      Key: idemKey(input.shard, input.key),
+      UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
+      ConditionExpression:
+        '#owner = :previous AND #state = :pendingState AND #leaseExpiresAtMs < :now',
+      ExpressionAttributeNames: Object.fromEntries(names.map((name) => [`#${name}`, name])),
+      ExpressionAttributeValues: {
+        ...Object.fromEntries(names.map((name) => [`:${name}`, attributes[name]!])),
+        ':previous': { S: previousOwner },
+        ':pendingState': { S: 'pending' },
+        ':now': { N: String(input.nowMs) },
+      },
+    }),
+    'UpdateItem idempotency takeover',
+  );
+  return out !== CONDITION_FAILED;
+}
+
+/** Who may complete a reservation: its owner, or a taker of an expired one (K2, K3). */
+export type CompleteAs = { owner: string } | { takeOverFrom: string; nowMs: number };
+
+/**
+ * Turns a pending reservation into the ack for the rest of the window. True
+ * when recorded; false when the caller was not entitled (K2).
+ */
+export async function completeReservation(
   table: Table,
   key: string,
   ack: PutAck,
+  as: CompleteAs,
   nowMs: number,
   ttlMs: number,
-): Promise<void> {
-  await sendUnconditional(
+): Promise<boolean> {
+  const expiresAtMs = nowMs + ttlMs;
+  const values: Record<string, AttributeValue> = {
+    ':done': { S: 'done' },
+    ':ack': { S: JSON.stringify(ack) },
+    ':expiresAtMs': { N: String(expiresAtMs) },
+    ':expiresAt': { N: String(Math.ceil(expiresAtMs / 1000)) },
+    ':pendingState': { S: 'pending' },
+  };
+  let condition = '#state = :pendingState AND #owner = :owner';
+  if ('owner' in as) {
+    values[':owner'] = { S: as.owner };
+  } else {
+    values[':owner'] = { S: as.takeOverFrom };
+    values[':now'] = { N: String(as.nowMs) };
+    condition += ' AND leaseExpiresAtMs < :now';
+  }
+  const out = await send(
     table,
-    new PutItemCommand({
+    new UpdateItemCommand({
       TableName: table.tableName,
-      Item: {
-        ...idemKey(ack.shard, key),
-        state: { S: 'done' },
-        ack: { S: JSON.stringify(ack) },
-        expiresAtMs: { N: String(nowMs + ttlMs) },
-        expiresAt: { N: String(Math.ceil((nowMs + ttlMs) / 1000)) },
-      },
+      Key: idemKey(ack.shard, key),
+      UpdateExpression:
+        'SET #state = :done, ack = :ack, expiresAtMs = :expiresAtMs, expiresAt = :expiresAt REMOVE leaseExpiresAtMs',
+      ConditionExpression: condition,
+      ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
+      ExpressionAttributeValues: values,
     }),
-    'PutItem idempotency ack',
+    'UpdateItem idempotency ack',
   );
+  return out !== CONDITION_FAILED;
 }
 
-/** Releases a reservation whose put buffered nothing, so the caller may retry. */
-export async function releaseIdempotencyKey(
+/** Releases `owner`'s reservation, whose batch provably did not land (K2, K4). */
+export async function releaseReservation(
   table: Table,
   shard: string,
   key: string,
-): Promise<void> {
-  await send(
+  owner: string,
+): Promise<boolean> {
+  const out = await send(
     table,
     new DeleteItemCommand({
       TableName: table.tableName,
       Key: idemKey(shard, key),
-      ConditionExpression: '#state = :pending',
-      ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':pending': { S: 'pending' } },
+      ConditionExpression: '#state = :pendingState AND #owner = :owner',
+      ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
+      ExpressionAttributeValues: { ':pendingState': { S: 'pending' }, ':owner': { S: owner } },
     }),
     'DeleteItem idempotency reservation',
   );
+  return out !== CONDITION_FAILED;
 }

@@ -32,7 +32,8 @@ export async function listPendingShards(table: Table): Promise<string[]> {
 /**
  * Step 7 of the flush protocol: clears the marker and zeroes the buffered
  * bytes only if every allocated batch is durable and no put arrived since
- * (`nextSeq` unchanged). Zeroing also drops bytes of seqs that ended void.
+ * (`nextSeq` unchanged). Zeroing also drops bytes of seqs that ended void,
+ * and releases every charge (A2 in `allocate.ts`).
  * Returns false when a put won the race (the marker stays).
  */
 export async function clearPending(
@@ -44,7 +45,8 @@ export async function clearPending(
     table,
     shard,
     {
-      update: 'REMOVE pendingPk, pendingShard SET bufferedBytes = :zero',
+      update:
+        'REMOVE pendingPk, pendingShard, pendingSinceMs SET bufferedBytes = :zero, releasedBytes = if_not_exists(chargedBytes, :zero)',
       condition: 'nextSeq = :next AND durableSeq = :durable',
       values: {
         ':next': { N: String(expectedNextSeq) },

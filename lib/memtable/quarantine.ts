@@ -12,11 +12,12 @@
  */
 import { type AttributeValue, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { padPosition } from '../paths.js';
-import { type BatchRow, decodeBatchRows } from './batch-codec.js';
-import { deleteBatches } from './batches.js';
+import { type BatchRow, decodeBatchRows, MAX_CHUNK_BYTES } from './batch-codec.js';
+import { deleteBatches, payloadOf, spillRefOf } from './batches.js';
 import { groupChunks } from './item-groups.js';
 import { num, str } from './shard-record.js';
 import {
+  batchPartSk,
   batchRange,
   batchSk,
   type Item,
@@ -55,10 +56,12 @@ export async function quarantineBatch(
     items.push(item);
   }
   const headSk = rejectedSk(input.generation, input.seq);
-  for (const item of items) {
+  for (const item of await inlineSpilled(table, shard, input.seq, items)) {
     const sk = str(item, 'sk')!;
     const suffix = sk.slice(batchSk(input.seq).length);
-    const copy: Record<string, AttributeValue> = { ...item, sk: { S: headSk + suffix } };
+    // No TTL on the copy: it stays until an operator has re-put what should be kept.
+    const { expiresAt: _expires, ...rest } = item;
+    const copy: Record<string, AttributeValue> = { ...rest, sk: { S: headSk + suffix } };
     if (suffix === '') {
       copy.rejectedAtMs = { N: String(input.nowMs) };
       copy.rejectedReason = { S: input.reason };
@@ -75,6 +78,36 @@ export async function quarantineBatch(
     items.map((item) => str(item, 'sk')!),
   );
   return headSk;
+}
+
+/**
+ * The items of a batch with a spilled payload brought back in (S4 in
+ * `spill.ts`): the quarantine keeps its copy with no TTL, longer than the
+ * lifecycle rule keeps the object.
+ */
+async function inlineSpilled(
+  table: Table,
+  shard: string,
+  seq: number,
+  items: Item[],
+): Promise<Item[]> {
+  const [head] = items;
+  if (!head || spillRefOf(head) === undefined) return items;
+  const sk = str(head, 'sk')!;
+  const [payload] = await payloadOf(table, shard, { head, sk, payload: [], itemKeys: [sk] });
+  const { spillKey: _key, spillBytes: _bytes, spillSha: _sha, ...rest } = head;
+  const parts: Uint8Array[] = [];
+  for (let at = 0; at < payload!.length; at += MAX_CHUNK_BYTES) {
+    parts.push(payload!.subarray(at, at + MAX_CHUNK_BYTES));
+  }
+  return [
+    { ...rest, parts: { N: String(parts.length) }, data: { B: parts[0]! } },
+    ...parts.slice(1).map((data, i) => ({
+      pk: head.pk!,
+      sk: { S: batchPartSk(seq, i + 1) },
+      data: { B: data },
+    })),
+  ];
 }
 
 /** Every quarantined batch of the shard, oldest generation first, rows decoded. */
@@ -96,7 +129,10 @@ export async function listRejectedBatches(table: Table, shard: string): Promise<
       reason: str(head, 'rejectedReason') ?? '',
       createdAtMs: num(head, 'createdAtMs', 0),
       idempotencyKey: str(head, 'idemKey'),
-      rows: str(head, 'kind') === 'void' ? [] : decodeBatchRows(`${shard} ${sk}`, payload),
+      rows:
+        str(head, 'kind') === 'void'
+          ? []
+          : decodeBatchRows(`${shard} ${sk}`, payload, str(head, 'enc')),
     });
   }
   return batches;

@@ -14,6 +14,7 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { InternalError } from '../errors.js';
+import { registryEntry } from './registry.js';
 import { type ShardRecord, updateShardRecord } from './shard-record.js';
 import { PENDING_PK, type Table } from './table.js';
 
@@ -37,8 +38,10 @@ export async function fenceForRebuild(
     shard,
     {
       update:
-        'SET epoch = if_not_exists(epoch, :zero) + :one, leaseOwner = :owner, leaseExpiresAtMs = :expires, poison = :reason, poisonedAtMs = :now',
+        'SET epoch = if_not_exists(epoch, :zero) + :one, leaseOwner = :owner, leaseExpiresAtMs = :expires, poison = :reason, poisonedAtMs = :now, registryPk = :registryPk, registryShard = :registryShard',
       values: {
+        // A rebuild after a table loss creates the record: register it too (G1 in registry.ts).
+        ...registryEntry(shard).values,
         ':zero': { N: '0' },
         ':one': { N: '1' },
         ':owner': { S: input.owner },
@@ -61,7 +64,8 @@ export interface CursorReset {
   walNextPos: number;
   nextRowOffset: number;
   nextSeq: number;
-  bufferedBytes: number;
+  /** Cumulative charge released through `durableSeq` (A2 in `allocate.ts`). */
+  releasedBytes: number;
   aofWatermark: number;
   nowMs: number;
 }
@@ -78,24 +82,32 @@ export async function resetCursors(
     'walNextPos = :pos',
     'nextRowOffset = :row',
     'nextSeq = :next',
-    'bufferedBytes = :bytes',
+    'releasedBytes = :released',
+    'bufferedBytes = if_not_exists(chargedBytes, :zeroBytes) - :released',
     'aofWatermark = :watermark',
     'rebuiltAtMs = :now',
-    ...(pending ? ['pendingPk = :pending', 'pendingShard = :shard'] : []),
+    ...(pending
+      ? [
+          'pendingPk = :pending',
+          'pendingShard = :shard',
+          'pendingSinceMs = if_not_exists(pendingSinceMs, :now)',
+        ]
+      : []),
   ];
   const remove = [
     'poison',
     'poisonedAtMs',
     'leaseOwner',
     'leaseExpiresAtMs',
-    ...(pending ? [] : ['pendingPk', 'pendingShard']),
+    ...(pending ? [] : ['pendingPk', 'pendingShard', 'pendingSinceMs']),
   ];
   const values: Record<string, AttributeValue> = {
     ':durable': { N: String(reset.durableSeq) },
     ':pos': { N: String(reset.walNextPos) },
     ':row': { N: String(reset.nextRowOffset) },
     ':next': { N: String(reset.nextSeq) },
-    ':bytes': { N: String(reset.bufferedBytes) },
+    ':released': { N: String(reset.releasedBytes) },
+    ':zeroBytes': { N: '0' },
     ':watermark': { N: String(reset.aofWatermark) },
     ':now': { N: String(reset.nowMs) },
     ':one': { N: '1' },

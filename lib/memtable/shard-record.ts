@@ -9,6 +9,9 @@
  * - `epoch`: bumped by every flush claim and every recovery fence.
  * - `generation`: bumped only by recovery rebuilds; a durable waiter that sees
  *   it change knows the cursors were reset under it.
+ * - `bufferedBytes = chargedBytes - releasedBytes`: allocations add to both
+ *   `bufferedBytes` and `chargedBytes`; a commit sets `releasedBytes` to the
+ *   cumulative charge through its last batch (A2 in `allocate.ts`).
  */
 import { type AttributeValue, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { CONDITION_FAILED, send, sendUnconditional, shardRecordKey, type Table } from './table.js';
@@ -21,6 +24,12 @@ export interface ShardRecord {
   walNextPos: number;
   nextRowOffset: number;
   bufferedBytes: number;
+  /** Cumulative bytes ever charged by allocations (A2 in `allocate.ts`). */
+  chargedBytes: number;
+  /** Cumulative charge released by commits: `bufferedBytes = chargedBytes - releasedBytes`. */
+  releasedBytes: number;
+  /** Token of the last allocation (A1 in `allocate.ts`). */
+  lastAllocToken: string | undefined;
   epoch: number;
   generation: number;
   leaseOwner: string | undefined;
@@ -28,6 +37,8 @@ export interface ShardRecord {
   poison: string | undefined;
   pending: boolean;
   lastAllocAtMs: number | undefined;
+  /** Bounds the age of the oldest pending batch from above; absent when nothing is pending (L5). */
+  pendingSinceMs: number | undefined;
   /** WAL positions below this are covered by the AOF export of the same number (0 = none). */
   aofWatermark: number;
 }
@@ -54,6 +65,9 @@ export function toShardRecord(shard: string, item: Record<string, AttributeValue
     walNextPos: num(item, 'walNextPos', 0),
     nextRowOffset: num(item, 'nextRowOffset', 0),
     bufferedBytes: num(item, 'bufferedBytes', 0),
+    chargedBytes: num(item, 'chargedBytes', 0),
+    releasedBytes: num(item, 'releasedBytes', 0),
+    lastAllocToken: str(item, 'lastAllocToken'),
     epoch: num(item, 'epoch', 0),
     generation: num(item, 'generation', 0),
     leaseOwner: str(item, 'leaseOwner'),
@@ -61,6 +75,8 @@ export function toShardRecord(shard: string, item: Record<string, AttributeValue
     poison: str(item, 'poison'),
     pending: item.pendingPk !== undefined,
     lastAllocAtMs: lastAllocAtMs === undefined ? undefined : Number(lastAllocAtMs),
+    pendingSinceMs:
+      item.pendingSinceMs?.N === undefined ? undefined : Number(item.pendingSinceMs.N),
     aofWatermark: num(item, 'aofWatermark', 0),
   };
 }

@@ -8,17 +8,40 @@
  *   pk = shard#<shard>  sk = batch#<seq>               a batch head (rows or void)
  *   pk = shard#<shard>  sk = batch#<seq>#<part>        a batch continuation chunk
  *   pk = idem#<shard>#<key>  sk = idem                 an idempotency record
+ * Batch heads, chunks and voids carry the TTL attribute `expiresAt` (epoch
+ * seconds) from the moment they are written: nothing deletes them (L5).
  * The sparse GSI `pending` (pendingPk, pendingShard) holds only shard records
  * with pending data.
  */
 import { type AttributeValue, type DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { validateSettings } from '../config.js';
 import { InternalError, UnavailableError } from '../errors.js';
+import { type ItemLifetimes, itemLifetimes } from '../liveness.js';
 import { padPosition } from '../paths.js';
+import type { PayloadSpill } from './spill.js';
 
 /** A handle on the shardwal table. */
 export interface Table {
   client: DynamoDBClient;
   tableName: string;
+  /** How long batch items and voids live (L4, L5 in `lib/liveness.ts`); the defaults' when absent. */
+  lifetimes?: ItemLifetimes;
+  /** Where large payloads spill (`spill.ts`); absent: every batch is written whole to DynamoDB. */
+  spill?: PayloadSpill;
+}
+
+let defaultLifetimes: ItemLifetimes | undefined;
+
+/** The item lifetimes of `table`. */
+export function lifetimesOf(table: Table): ItemLifetimes {
+  if (table.lifetimes) return table.lifetimes;
+  defaultLifetimes ??= itemLifetimes(validateSettings({}));
+  return defaultLifetimes;
+}
+
+/** The TTL attribute of an item that expires `lifetimeMs` after `nowMs` (epoch seconds). */
+export function expiresAt(nowMs: number, lifetimeMs: number): AttributeValue {
+  return { N: String(Math.ceil((nowMs + lifetimeMs) / 1000)) };
 }
 
 /** Name of the sparse pending-shards index. */

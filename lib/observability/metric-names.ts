@@ -12,6 +12,10 @@ export const Metric = {
   putRows: 'PutRows',
   putBytes: 'PutBytes',
   putRejected: 'PutRejected',
+  /** Age (since sent) of an SQS put held back for a retry (`lib/sqs/hold-back.ts`); one value per hold. */
+  ingestHeldBackAgeMs: 'IngestHeldBackAgeMs',
+  /** SQS puts the handler sent to a dead-letter queue itself (permanent refusals). */
+  ingestDeadLettered: 'IngestDeadLettered',
   statusRequests: 'StatusRequests',
   flushLatencyMs: 'FlushLatencyMs',
   walObjectsWritten: 'WalObjectsWritten',
@@ -25,6 +29,8 @@ export const Metric = {
   poisonedShards: 'PoisonedShards',
   activeShards: 'ActiveShards',
   flushLagMs: 'FlushLagMs',
+  /** Age of the oldest pending batch over all shards, emitted on every tick (a stalled shard is never silent). */
+  oldestPendingAgeMs: 'OldestPendingAgeMs',
   tickDurationMs: 'TickDurationMs',
   ticksPerInvocation: 'TicksPerInvocation',
   shardsFannedOut: 'ShardsFannedOut',

@@ -4,10 +4,29 @@
  * wakes the waiter with PoisonedError; a recovery rebuild (generation change)
  * with FencedError; a timeout returns false so the caller answers "not yet
  * durable" with the seq to check later.
+ *
+ * Ticks fall on the wall-clock grid (`lib/ticker/grid.ts`), so the waiter
+ * knows when a commit can land: just after a grid tick, one flush later. It
+ * reads the shard record at those commit moments instead of polling blind:
+ * W1. A fresh allocation is read first at the next commit moment: the next
+ *     grid tick plus the commit delay. Only a flush between ticks (a size
+ *     trigger, an off-grid schedule) can commit it sooner: `maxPollMs` bounds
+ *     how long such a commit goes unseen.
+ * W2. A repeat (no allocation of its own) reads at once: its batch may have
+ *     been durable for long.
+ * W3. A miss at a commit moment (the tick ran long) is re-read after half a
+ *     commit delay, then at doubling gaps, until the next commit moment: a
+ *     late commit is seen about as late again as it landed, at a few reads.
+ *     No two reads are more than `maxPollMs` apart.
+ * W4. The commit delay is learned per process (`CommitDelayEstimate`): a hit
+ *     at the first commit moment shortens it by a tenth, a miss lengthens it
+ *     by a tenth, so it settles near the median delay: half the waiters read
+ *     once, most of the rest once or twice more, half a delay apart.
  */
 import { FencedError, PoisonedError } from '../errors.js';
 import { readShardRecord } from '../memtable/shard-record.js';
 import type { Table } from '../memtable/table.js';
+import { nextGridTick } from '../ticker/grid.js';
 
 /** Inputs of `waitDurable`. */
 export interface WaitDurableInput {
@@ -16,22 +35,89 @@ export interface WaitDurableInput {
   /** Generation at allocation; undefined adopts the first one read (a repeat that did not allocate). */
   generation: number | undefined;
   waitMs: number;
-  /** First re-read delay; it doubles after each read up to `maxPollMs`. */
-  pollMs: number;
-  /** Longest delay between reads (defaults to `pollMs`: no backoff). */
-  maxPollMs?: number;
+  /** The tick grid's interval; undefined (no ticker): read every `maxPollMs`. */
+  intervalMs: number | undefined;
+  /** How long after a grid tick its commits land: the learned estimate, else this process's (W4). */
+  commitDelay?: CommitDelayEstimate;
+  /** Starting commit delay of this process's estimate (about one flush). */
+  commitDelayMs: number;
+  /** Longest time between two reads (W1, W3). */
+  maxPollMs: number;
   now: () => number;
   sleep: (ms: number) => Promise<void>;
 }
 
+/**
+ * How long after a grid tick a commit lands, learned from the waiters' first
+ * reads (W4): equal multiplicative steps either way, so it converges to about
+ * the median delay, within [1 ms, the bound it was given].
+ */
+export class CommitDelayEstimate {
+  #ms: number;
+
+  constructor(initialMs: number) {
+    this.#ms = Math.max(1, initialMs);
+  }
+
+  /** The current estimate, at most `boundMs` (half an interval keeps moments ordered). */
+  ms(boundMs: number): number {
+    return Math.max(1, Math.min(Math.round(this.#ms), boundMs));
+  }
+
+  /** The first read at a commit moment found the seq durable. */
+  hit(): void {
+    this.#ms = Math.max(1, this.#ms * 0.9);
+  }
+
+  /** The first read at a commit moment found it not yet durable. */
+  miss(boundMs: number): void {
+    this.#ms = Math.min(boundMs, this.#ms * 1.1 + 1);
+  }
+}
+
+let processCommitDelay: CommitDelayEstimate | undefined;
+
+/** The first commit moment strictly after `nowMs` (W1, W3). */
+export function nextCommitMoment(nowMs: number, intervalMs: number, commitDelayMs: number): number {
+  return nextGridTick(nowMs - commitDelayMs, intervalMs) + commitDelayMs;
+}
+
 /** Resolves true once `seq` is durable, false when `waitMs` runs out. */
 export async function waitDurable(table: Table, input: WaitDurableInput): Promise<boolean> {
-  const deadline = input.now() + input.waitMs;
-  // Backoff bounds the reads a long wait costs; the cap bounds the latency it adds.
-  let delay = input.pollMs;
+  const { intervalMs, maxPollMs } = input;
+  processCommitDelay ??= new CommitDelayEstimate(input.commitDelayMs);
+  const estimate = input.commitDelay ?? processCommitDelay;
+  const boundMs = intervalMs === undefined ? maxPollMs : Math.max(1, Math.floor(intervalMs / 2));
+  const delayMs = estimate.ms(boundMs);
+  const started = input.now();
+  const deadline = started + input.waitMs;
   let generation = input.generation;
+  const fresh = generation !== undefined;
+  // The next read: at a commit moment, or `maxPollMs` on when that comes first.
+  let readAt = started; // W2
+  let atMoment = false;
+  const planFrom = (now: number, moment: number) => {
+    atMoment = moment <= now + maxPollMs;
+    readAt = Math.min(moment, now + maxPollMs);
+  };
+  const noMoment = Number.POSITIVE_INFINITY;
+  // W1: a batch written now is covered by the first tick after now.
+  if (fresh) {
+    planFrom(
+      started,
+      intervalMs === undefined ? noMoment : nextGridTick(started, intervalMs) + delayMs,
+    );
+  }
+  let reads = 0;
+  // Gap of the re-reads after a missed commit moment (W3); undefined outside them.
+  let streakGapMs: number | undefined;
   for (;;) {
+    const wait = Math.min(readAt, deadline) - input.now();
+    if (wait > 0) await input.sleep(wait);
+    // A read the deadline pulled ahead of its commit moment says nothing of the delay.
+    const readAtMoment = atMoment && input.now() >= readAt;
     const record = await readShardRecord(table, input.shard);
+    reads++;
     if (record?.poison) throw new PoisonedError(input.shard, record.poison);
     generation ??= record?.generation;
     if (record && record.generation !== generation) {
@@ -40,10 +126,24 @@ export async function waitDurable(table: Table, input: WaitDurableInput): Promis
         `rebuilt by recovery (generation ${generation} → ${record.generation}) while seq ${input.seq} awaited durability; check its status`,
       );
     }
-    if (record && record.durableSeq >= input.seq) return true;
-    const left = deadline - input.now();
-    if (left <= 0) return false;
-    await input.sleep(Math.min(delay, left));
-    delay = Math.min(delay * 2, Math.max(input.pollMs, input.maxPollMs ?? input.pollMs));
+    const durable = record !== undefined && record.durableSeq >= input.seq;
+    // W4: the first read of a fresh allocation, at its commit moment, teaches the delay.
+    if (fresh && reads === 1 && readAtMoment) {
+      if (durable) estimate.hit();
+      else estimate.miss(boundMs);
+    }
+    if (durable) return true;
+    const now = input.now();
+    if (now >= deadline) return false;
+    const moment = intervalMs === undefined ? noMoment : nextCommitMoment(now, intervalMs, delayMs);
+    if (atMoment) streakGapMs = Math.max(1, Math.round(delayMs / 2));
+    else if (streakGapMs !== undefined) streakGapMs *= 2;
+    if (streakGapMs !== undefined && now + streakGapMs < Math.min(moment, now + maxPollMs)) {
+      atMoment = false;
+      readAt = now + streakGapMs;
+    } else {
+      streakGapMs = undefined;
+      planFrom(now, moment);
+    }
   }
 }

@@ -1,29 +1,52 @@
 /**
  * The put path, shared by the HTTP and SQS handlers:
- *   1. validate the shard name and the rows;
- *   2. idempotency: a repeated key returns the original ack, buffering nothing;
- *   3. allocate a seq (atomic counter, pending marker, bytes; refused when
- *      poisoned or over the buffer limit);
- *   4. write the batch item, conditional on it not existing;
- *   5. ack, after a bounded wait for durability when asked.
+ *   1. validate the shard name and the rows; start the put's deadline (L1 in
+ *      `lib/liveness.ts`): no batch item is written after it;
+ *   2. a repeat of an idempotent put that finished gets its ack (one read);
+ *      otherwise allocate a seq (atomic counter, pending marker, bytes;
+ *      refused when poisoned or over the buffer limit; safe to re-send, A1 in
+ *      allocate.ts);
+ *   3. idempotent puts claim their key naming that seq (`claim-key.ts`): a
+ *      repeat gets the original ack, a concurrent one 409, another payload
+ *      under the key 422; the seq a repeat allocated is sealed void at once;
+ *   4. write the batch item, conditional on it not existing. A failed or
+ *      late write is settled (`settle-seq.ts`): the batch is found, or the seq
+ *      is sealed void so it can never land; only then is the key released
+ *      (K4) and the caller told nothing was stored;
+ *   5. record the ack (owner only, K2), then ack, after a bounded wait for
+ *      durability when asked.
  * No object store request happens here, ever: durability comes from the ticker.
  */
 
+import { randomUUID } from 'node:crypto';
 import type { ShardwalConfig } from '../config.js';
-import { InvalidInputError, ShardwalError, UnavailableError } from '../errors.js';
-import { allocateSeq } from '../memtable/allocate.js';
-import { encodeBatchRows } from '../memtable/batch-codec.js';
+import {
+  GapSealedError,
+  InvalidInputError,
+  KeyReusedError,
+  PutDeadlineError,
+  SeqTakenError,
+  UnavailableError,
+} from '../errors.js';
+import { stallRefusalMs } from '../liveness.js';
+import { type Allocation, allocateSeq } from '../memtable/allocate.js';
+import { type EncodedBatch, encodeBatchRows } from '../memtable/batch-codec.js';
 import { writeBatch } from '../memtable/batches.js';
 import {
-  completeIdempotencyKey,
+  completeReservation,
   type PutAck,
-  releaseIdempotencyKey,
-  reserveIdempotencyKey,
+  readIdempotencyRecord,
+  releaseReservation,
 } from '../memtable/idempotency.js';
 import type { Table } from '../memtable/table.js';
+import { logger } from '../observability/telemetry.js';
 import { assertShardName } from '../paths.js';
-import { waitDurable } from './durable-wait.js';
-import { parsePutBody } from './schema.js';
+import { claimKey } from './claim-key.js';
+import { type CommitDelayEstimate, waitDurable } from './durable-wait.js';
+import { type PutFaultHook, PutFaultPoint } from './fault-points.js';
+import { requestFingerprint } from './fingerprint.js';
+import type { ParsedPut } from './schema.js';
+import { settleOwnSeq } from './settle-seq.js';
 
 /** Durability a caller asks for. */
 export const Durability = { buffered: 'buffered', durable: 'durable' } as const;
@@ -39,15 +62,20 @@ export interface PutDeps {
   requestFlush: FlushRequester;
   now: () => number;
   sleep: (ms: number) => Promise<void>;
+  faults?: PutFaultHook;
+  /** Where durable waiters learn the commit delay; this process's by default. */
+  commitDelay?: CommitDelayEstimate;
 }
 
 /** A put request after transport decoding. */
 export interface PutRequest {
   shard: string;
-  /** The parsed JSON body. */
-  body: unknown;
+  /** The body, read exactly by `parsePutText` (`schema.ts`). */
+  body: ParsedPut;
   durability: Durability;
   idempotencyKey?: string;
+  /** A hard end the transport imposes (e.g. the Lambda invocation's); the put deadline never passes it. */
+  deadlineAtMs?: number;
 }
 
 /** The ack plus whether it came from an earlier identical request. */
@@ -61,73 +89,168 @@ const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,256}$/;
 
 /** Runs the put path. */
 export async function putRows(deps: PutDeps, request: PutRequest): Promise<PutResult> {
-  const { table, config } = deps;
+  const { config } = deps;
+  const startedAtMs = deps.now();
+  const deadlineAtMs = Math.min(
+    startedAtMs + config.putDeadlineMs,
+    request.deadlineAtMs ?? Number.POSITIVE_INFINITY,
+  );
   assertShardName(request.shard);
   if (request.durability === Durability.durable && !config.durablePuts) {
     throw new InvalidInputError('durability', 'durable puts are switched off on this deployment');
   }
-  const { rows } = parsePutBody(request.body, config.maxRowsPerPut);
-  const batch = encodeBatchRows(rows);
-  const bytes = batch.jsonBytes;
+  const batch = encodeBatchRows(request.body.rows);
   const key = request.idempotencyKey;
-  if (key !== undefined) {
-    if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
-      throw new InvalidInputError(
-        'Idempotency-Key',
-        'expected 1-256 printable ASCII characters without spaces',
-      );
-    }
-    const found = await reserveIdempotencyKey(
-      table,
-      request.shard,
-      key,
-      deps.now(),
-      config.leaseMs,
+  if (key !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(key)) {
+    throw new InvalidInputError(
+      'Idempotency-Key',
+      'expected 1-256 printable ASCII characters without spaces',
     );
-    if (found.state === 'done') return repeatAck(deps, found.ack, request.durability);
-    if (found.state === 'in-progress') {
-      throw new UnavailableError(
-        `Idempotency-Key ${key}: an identical request is in progress; retry shortly`,
-      );
+  }
+  const fingerprint = key === undefined ? '' : requestFingerprint(request.shard, batch.json);
+  if (deps.now() >= deadlineAtMs) throw new PutDeadlineError(request.shard, 0);
+  if (key !== undefined) {
+    // Most repeats follow a put that finished: answer them without allocating a seq.
+    const earlier = await readIdempotencyRecord(deps.table, request.shard, key, deps.now());
+    if (earlier?.state === 'done') {
+      if (earlier.fingerprint !== fingerprint) throw new KeyReusedError(key, request.shard);
+      return repeatAck(deps, earlier.ack, request.durability);
     }
   }
-  let ack: PutAck;
-  let generation: number;
-  let crossedTrigger: boolean;
-  try {
-    const allocation = await allocateSeq(table, {
+
+  // 2. Allocate.
+  const allocatedAtMs = deps.now();
+  const allocation: Allocation = await allocateSeq(deps.table, {
+    shard: request.shard,
+    bytes: batch.jsonBytes,
+    nowMs: allocatedAtMs,
+    maxBufferedBytes: config.maxBufferedBytes,
+    retryAfterSeconds: Math.max(1, Math.ceil((config.flushIntervalMs ?? 1000) / 1000)),
+    stallRefusalMs: stallRefusalMs(config),
+  });
+  const { seq } = allocation;
+  await deps.faults?.(PutFaultPoint.afterAllocate, request.shard);
+
+  // 3. Claim the key.
+  const owner = randomUUID();
+  if (key !== undefined) {
+    const reservation = {
       shard: request.shard,
-      bytes,
+      key,
+      owner,
+      fingerprint,
+      seq,
+      rows: batch.rowCount,
       nowMs: deps.now(),
-      maxBufferedBytes: config.maxBufferedBytes,
-      retryAfterSeconds: Math.max(1, Math.ceil((config.flushIntervalMs ?? 1000) / 1000)),
+      leaseMs: config.reservationLeaseMs,
+      ttlMs: config.idempotencyTtlMs,
+    };
+    const claim = await claimKey(deps, reservation).catch(async (error: unknown) => {
+      await abandonSeq(deps, request.shard, allocation);
+      throw error;
     });
-    generation = allocation.generation;
-    await writeBatch(table, {
-      shard: request.shard,
-      seq: allocation.seq,
-      batch,
-      bytes,
-      nowMs: deps.now(),
-      idempotencyKey: key,
-    });
-    ack = { shard: request.shard, seq: allocation.seq, rows: rows.length, durable: false };
-    crossedTrigger =
-      allocation.bufferedBytes - bytes < config.flushTriggerBytes &&
-      allocation.bufferedBytes >= config.flushTriggerBytes;
-  } catch (error) {
-    // Nothing was buffered: free the key so the caller's retry is not answered "in progress".
-    if (key !== undefined && error instanceof ShardwalError)
-      await releaseIdempotencyKey(table, request.shard, key);
-    throw error;
+    if (claim.kind === 'answer') {
+      await abandonSeq(deps, request.shard, allocation);
+      return repeatAck(deps, claim.ack, request.durability);
+    }
+    await deps.faults?.(PutFaultPoint.afterClaim, request.shard);
   }
-  if (key !== undefined) await completeWithRetry(deps, key, ack);
+
+  // 4. Write, or settle what the write did.
+  await writeOrSettle(deps, request, batch, { ...allocation, allocatedAtMs }, deadlineAtMs, owner);
+  await deps.faults?.(PutFaultPoint.afterWrite, request.shard);
+  let ack: PutAck = { shard: request.shard, seq, rows: batch.rowCount, durable: false };
+
+  // 5. Record the ack, request a flush past the trigger, wait for durability if asked.
+  if (key !== undefined) {
+    await completeWithRetry(deps, key, owner, ack);
+    await deps.faults?.(PutFaultPoint.afterAck, request.shard);
+  }
+  const bytes = batch.jsonBytes;
+  const crossedTrigger =
+    allocation.bufferedBytes - bytes < config.flushTriggerBytes &&
+    allocation.bufferedBytes >= config.flushTriggerBytes;
   if (crossedTrigger) {
     // Best effort: a lost request only means the next tick flushes this shard instead.
     await deps.requestFlush(request.shard).catch(() => undefined);
   }
-  if (request.durability === Durability.durable) ack = await withDurability(deps, ack, generation);
+  if (request.durability === Durability.durable) {
+    ack = await withDurability(deps, ack, allocation.generation);
+  }
   return { ack, repeated: false, bytes };
+}
+
+/**
+ * Writes the batch. When the write fails or the deadline passes, settles the
+ * seq: if the batch is there after all the put succeeded; otherwise the seq
+ * is now void (nothing can land late), the key is released (K4) and the
+ * error says nothing was stored. When even settling fails the key is kept:
+ * a retry with it after the reservation lease settles the seq itself (K3).
+ */
+async function writeOrSettle(
+  deps: PutDeps,
+  request: PutRequest,
+  batch: EncodedBatch,
+  allocation: Allocation & { allocatedAtMs: number },
+  deadlineAtMs: number,
+  owner: string,
+): Promise<void> {
+  const { shard } = request;
+  const key = request.idempotencyKey;
+  try {
+    await writeBatch(deps.table, {
+      shard,
+      seq: allocation.seq,
+      allocatedAtMs: allocation.allocatedAtMs,
+      batch,
+      bytes: batch.jsonBytes,
+      chargeEnd: allocation.chargeEnd,
+      nowMs: deps.now(),
+      idempotencyKey: key,
+      deadline: { atMs: deadlineAtMs, now: deps.now },
+      putId: owner,
+    });
+    return;
+  } catch (error) {
+    const provablyNotLanded = error instanceof GapSealedError || error instanceof SeqTakenError;
+    if (!provablyNotLanded) {
+      let outcome: Awaited<ReturnType<typeof settleOwnSeq>>;
+      try {
+        outcome = await settleOwnSeq(deps.table, shard, allocation.seq, deps.now(), {
+          putId: owner,
+          chargeEnd: allocation.chargeEnd,
+        });
+      } catch (settleError) {
+        throw new UnavailableError(
+          `shard ${shard}: whether batch ${allocation.seq} was stored is not known yet (${(error as Error).message}); ${key === undefined ? 'check GET /v1/shards/' + shard + '/seqs/' + allocation.seq : 'retry with the same Idempotency-Key'}`,
+          { cause: settleError },
+        );
+      }
+      if (outcome.landed) return;
+    }
+    if (key !== undefined) {
+      await releaseReservation(deps.table, shard, key, owner).catch(() => undefined);
+    }
+    throw error;
+  }
+}
+
+/** Seals a seq this put allocated but will not write (a repeat's, or a refused claim's). */
+async function abandonSeq(deps: PutDeps, shard: string, allocation: Allocation): Promise<void> {
+  try {
+    // No put id of ours is at this seq: it can only end void (or hold another's batch).
+    await settleOwnSeq(deps.table, shard, allocation.seq, deps.now(), {
+      putId: '',
+      chargeEnd: allocation.chargeEnd,
+    });
+  } catch (error) {
+    // The flusher seals it after the gap seal instead; nothing is lost either way.
+    logger.warn('could not seal an abandoned seq; the flusher will', {
+      shard,
+      seq: allocation.seq,
+      error: error as Error,
+    });
+  }
 }
 
 /** A repeat returns the original ack; a durable repeat also waits for that seq's durability. */
@@ -147,7 +270,10 @@ async function withDurability(
     seq: ack.seq,
     generation,
     waitMs: deps.config.durableWaitMs,
-    pollMs: deps.config.durablePollMs,
+    intervalMs: deps.config.flushIntervalMs,
+    // Reads at the grid's commit moments: a tick, then about one flush.
+    commitDelayMs: deps.config.durablePollMs,
+    commitDelay: deps.commitDelay,
     maxPollMs: maxPollMs(deps.config),
     now: deps.now,
     sleep: deps.sleep,
@@ -156,25 +282,50 @@ async function withDurability(
 }
 
 /**
- * Records the ack, retrying transient failures: the rows are buffered, and an
- * unrecorded ack would let a retry after the reservation lease buffer them again.
+ * Records the ack, retrying transient failures. The rows are buffered either
+ * way: an ack left unrecorded only means a retry after the reservation lease
+ * finds the batch at the recorded seq and answers with it (K3).
  */
-async function completeWithRetry(deps: PutDeps, key: string, ack: PutAck): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
+async function completeWithRetry(
+  deps: PutDeps,
+  key: string,
+  owner: string,
+  ack: PutAck,
+): Promise<void> {
+  for (let attempt = 1; attempt <= 4; attempt++) {
     try {
-      await completeIdempotencyKey(deps.table, key, ack, deps.now(), deps.config.idempotencyTtlMs);
+      const recorded = await completeReservation(
+        deps.table,
+        key,
+        ack,
+        { owner },
+        deps.now(),
+        deps.config.idempotencyTtlMs,
+      );
+      if (!recorded) {
+        // A retry took the reservation over after its lease; it found this batch (K3).
+        logger.warn('idempotency reservation taken over before its ack was recorded', {
+          shard: ack.shard,
+          seq: ack.seq,
+        });
+      }
       return;
     } catch (error) {
-      if (!(error instanceof UnavailableError) || attempt >= 4) throw error;
-      await deps.sleep(50 * 2 ** attempt);
+      if (!(error instanceof UnavailableError)) throw error;
+      if (attempt < 4) await deps.sleep(50 * 2 ** attempt);
     }
   }
+  logger.warn('idempotency ack not recorded; a retry will find the batch', {
+    shard: ack.shard,
+    seq: ack.seq,
+  });
 }
 
-/** A waiter re-reads at most every quarter interval (and at least once a second). */
+/**
+ * A waiter reads at least once a second, so a commit off the grid (a
+ * size-triggered flush) is seen within a second even at long intervals;
+ * under a second the grid's commit moments come sooner anyway.
+ */
 function maxPollMs(config: ShardwalConfig): number {
-  return Math.min(
-    1_000,
-    Math.max(config.durablePollMs, Math.floor((config.flushIntervalMs ?? 0) / 4)),
-  );
+  return Math.max(1_000, config.durablePollMs);
 }

@@ -2,6 +2,7 @@
  * What verify and rebuild need, and how a handler builds it from the service.
  */
 import { randomUUID } from 'node:crypto';
+import { voidLifetimeMs } from '../liveness.js';
 import type { Table } from '../memtable/table.js';
 import type { Service } from '../runtime/service.js';
 import type { ObjectStore } from '../store/object-store.js';
@@ -15,6 +16,8 @@ export interface RecoveryDeps {
   gapSealMs: number;
   /** How long a rebuild's fence lease lasts (it is released when the rebuild ends). */
   leaseMs: number;
+  /** How long a void stays a tombstone (L4 in `lib/liveness.ts`); nothing removes one sooner. */
+  voidLifetimeMs: number;
   /** Identifies this run in the fence lease and the poison text (e.g. a request id). */
   owner: string;
 }
@@ -30,6 +33,7 @@ export function recoveryDeps(
     now: () => Date.now(),
     gapSealMs: service.config.gapSealMs,
     leaseMs: service.config.leaseMs,
+    voidLifetimeMs: voidLifetimeMs(service.config),
     owner,
   };
 }

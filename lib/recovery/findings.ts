@@ -16,6 +16,8 @@ export const FindingKind = {
   exportMissing: 'export-missing',
   /** The watermark's export does not verify. */
   exportInvalid: 'export-invalid',
+  /** A snapshot part or segment the watermark's manifest lists is missing, or (full check) a part does not verify. */
+  exportIncomplete: 'export-incomplete',
   /** An export covers positions the record has not committed: the record is behind S3. */
   exportBeyondRecord: 'export-beyond-record',
   /** A WAL position is missing while a later one exists. */
@@ -58,8 +60,10 @@ export const HealKind = {
   expiredLeaseCleared: 'expired-lease-cleared',
   /** An allocated seq left unwritten past `gapSealMs` was sealed void, as the flusher would. */
   gapSealed: 'gap-sealed',
-  /** Items of batches the committed WAL already holds, left by a crash after commit, were deleted. */
-  coveredBatchesDeleted: 'covered-batches-deleted',
+  /** Pending batch items near their expiry had it extended: a stalled shard loses nothing (L5). */
+  pendingExpiryExtended: 'pending-expiry-extended',
+  /** A pending batch's spilled payload neared the lifecycle rule's age and was copied to a fresh key. */
+  spilledPayloadCopied: 'spilled-payload-copied',
 } as const;
 export type HealKind = (typeof HealKind)[keyof typeof HealKind];
 

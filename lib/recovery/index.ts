@@ -1,6 +1,7 @@
 /**
- * Recovery: verify shards against S3 and rebuild a shard from its AOF export
- * and the WAL tail after it (docs/recovery.md). The contract:
+ * Recovery: verify shards against S3 and rebuild a shard from its export (a
+ * manifest, or a legacy AOF export) and the WAL tail after it
+ * (docs/recovery.md). The contract:
  *
  * 1. The newest export that verifies is the authority; WAL objects below the
  *    position it covers are never read. An export that does not verify is

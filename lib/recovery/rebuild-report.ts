@@ -28,7 +28,8 @@ export interface RebuildReport {
     walRows: number;
     exportRows: number;
   };
-  liveKeys: number;
+  /** Live keys, when the replay held them all (a legacy export, or no export); null otherwise. */
+  liveKeys: number | null;
   keylessRows: number;
   stoppedAt: StopReport | null;
   /** WAL objects at or beyond the stop that were not replayed. */

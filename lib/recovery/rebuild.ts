@@ -112,7 +112,7 @@ export async function rebuildShard(
     walNextPos: proven.position,
     nextRowOffset: proven.nextRowOffset,
     nextSeq: Math.max(fenced.nextSeq, proven.lastSeq + 1),
-    bufferedBytes: report.batches.pending.bytes,
+    releasedBytes: report.batches.releasedThrough,
     aofWatermark: replay.export?.coveredPosition ?? 0,
     nowMs: deps.now(),
   });
@@ -158,7 +158,7 @@ function finishReport(report: RebuildReport, replay: Replay, durationMs: number)
     walRows: walk.rows,
     exportRows: replay.exportRows,
   };
-  report.liveKeys = state.keyed.size;
+  report.liveKeys = replay.keyedComplete ? state.keyed.size : null;
   report.keylessRows = state.keylessCount;
   report.stoppedAt = stopReport(walk.stop);
   report.skippedObjects =

@@ -5,10 +5,12 @@
  *
  * 1. Items at seq ≤ min(R, D) are covered: a seq the record called durable was
  *    written before the commit that covered it, and that WAL object was built
- *    from (or verified against) the item. Deleted.
- * 2. Items at seq in (R, D] exist only when the record was behind S3 (rolled
- *    back): either a leftover of the original put (same content as S3: covered,
- *    deleted), or a put the rolled-back record handed a seq S3 already holds.
+ *    from (or verified against) the item. They are not read: like every batch
+ *    item they expire by TTL (L5 in `lib/liveness.ts`).
+ * 2. Items at seq in (R, D] exist when the record was behind S3 (rolled back,
+ *    or a crashed flusher's append not yet committed): either the original
+ *    put's (same content as S3: covered, left to expire), or a put the
+ *    rolled-back record handed a seq S3 already holds.
  *    The latter can never be flushed at its seq, and its rows were acked: it
  *    is **rejected** — moved to the quarantine (`quarantine.ts`), listed with
  *    its rows in the report, never silently dropped. Content is compared with
@@ -16,8 +18,10 @@
  *    per-seq content) is covered only if the item predates the export.
  * 3. A seq in (R, D] that was allocated recently and has no item may still be
  *    written by a put in flight: it is sealed void (a late write then fails
- *    its condition and its caller gets an error). These voids stay as
- *    tombstones; every other void at seq ≤ D is covered and deleted.
+ *    its condition and its caller gets an error). Every void, these and older
+ *    ones alike, stays a tombstone until its lifetime is over (L4 in
+ *    `lib/liveness.ts`): a put stalled past the gap seal must still find it,
+ *    and so must an idempotency takeover asking what its seq holds.
  * 4. Items at seq > D are pending: kept, their bytes become `bufferedBytes`,
  *    and the flusher appends them after the rebuild.
  * 5. When R > D, seqs in (D, R] were acked durable but S3 does not hold them:
@@ -29,10 +33,11 @@
 import { UnavailableError } from '../errors.js';
 import type { BatchRow } from '../memtable/batch-codec.js';
 import { type BatchHead, listBatchHeads } from '../memtable/batch-heads.js';
-import { deleteBatches, readBatches, sealVoid } from '../memtable/batches.js';
+import { readBatches, sealVoid } from '../memtable/batches.js';
 import { quarantineBatch } from '../memtable/quarantine.js';
 import type { ShardRecord } from '../memtable/shard-record.js';
 import { walKey } from '../paths.js';
+import { sameRows } from '../rows/row.js';
 import { decodeWal } from '../wal/decode.js';
 import type { WalObject, WalRow } from '../wal/format.js';
 import type { RecoveryDeps } from './deps.js';
@@ -58,8 +63,8 @@ export interface RejectedBatchReport {
 
 /** What reconciliation did. */
 export interface Reconciliation {
-  /** Batch items deleted because S3 already holds them. */
-  coveredDeleted: number;
+  /** Batch heads above the trusted prefix that S3 already holds (left to expire, L5). */
+  covered: number;
   rejected: RejectedBatchReport[];
   rejectedRows: number;
   /** Seqs sealed void to turn away a put still in flight (rule 3). */
@@ -67,6 +72,12 @@ export interface Reconciliation {
   /** Seqs acked durable that S3 does not hold; `missing` of them have no item left and were sealed void (rule 5). */
   lost: { fromSeq: number; toSeq: number; missing: number } | null;
   pending: { batches: number; fromSeq: number | null; toSeq: number | null; bytes: number };
+  /**
+   * The cumulative charge released through the proven `durableSeq` (A2 in
+   * `allocate.ts`): the newest recorded charge at or below it, never less
+   * than what the record's commits already released when S3 is not behind.
+   */
+  releasedThrough: number;
 }
 
 /** Input of `reconcileBatches`. */
@@ -87,19 +98,21 @@ export async function reconcileBatches(
 ): Promise<Reconciliation> {
   const { shard, fenced, proven } = input;
   const provenSeq = proven.lastSeq;
-  let heads = await listBatchHeads(deps.table, shard);
+  // Below min(R, D) every item is covered and expires by itself: never read, never deleted.
+  const trusted = Math.min(fenced.durableSeq, provenSeq);
+  let heads = await listBatchHeads(deps.table, shard, trusted + 1);
   const sealed = await sealInFlight(deps, input, heads);
-  if (sealed.touched) heads = await listBatchHeads(deps.table, shard);
+  if (sealed.touched) heads = await listBatchHeads(deps.table, shard, trusted + 1);
   const out: Reconciliation = {
-    coveredDeleted: 0,
+    covered: 0,
     rejected: [],
     rejectedRows: 0,
     sealed: sealed.seqs,
     lost: null,
     pending: { batches: 0, fromSeq: null, toSeq: null, bytes: 0 },
+    releasedThrough: releasedThrough(fenced, provenSeq, heads),
   };
-  const trusted = Math.min(fenced.durableSeq, provenSeq);
-  const covered: string[] = [];
+  let covered = 0;
   const s3 = new S3Content(deps, input);
   let shown = 0;
   for (const head of heads) {
@@ -110,17 +123,11 @@ export async function reconcileBatches(
       out.pending.bytes += head.bytes;
       continue;
     }
-    if (head.kind === 'void') {
-      if (!sealed.seqs.includes(head.seq)) covered.push(...head.itemKeys);
-      continue;
-    }
-    if (head.seq <= trusted) {
-      covered.push(...head.itemKeys);
-      continue;
-    }
+    // L4: a void is a tombstone for its whole lifetime; it expires by itself.
+    if (head.kind === 'void') continue;
     const verdict = await s3.compare(head);
     if (verdict.covered) {
-      covered.push(...head.itemKeys);
+      covered += 1;
       continue;
     }
     const quarantineKey = await quarantineBatch(deps.table, shard, {
@@ -143,8 +150,7 @@ export async function reconcileBatches(
       reason: verdict.reason,
     });
   }
-  await deleteBatches(deps.table, shard, covered);
-  out.coveredDeleted = covered.length;
+  out.covered = covered;
   if (fenced.durableSeq > provenSeq) {
     const fromSeq = provenSeq + 1;
     const toSeq = fenced.durableSeq;
@@ -157,6 +163,20 @@ export async function reconcileBatches(
     }
   }
   return out;
+}
+
+/** See `Reconciliation.releasedThrough`. */
+function releasedThrough(
+  fenced: ShardRecord,
+  provenSeq: number,
+  heads: readonly BatchHead[],
+): number {
+  let newest: number | undefined;
+  for (const head of heads) {
+    if (head.seq <= provenSeq && head.chargeEnd !== undefined) newest = head.chargeEnd;
+  }
+  if (provenSeq >= fenced.durableSeq) return Math.max(fenced.releasedBytes, newest ?? 0);
+  return newest ?? Math.min(fenced.releasedBytes, fenced.chargedBytes);
 }
 
 /** Rule 3: seals the recently allocated, unwritten seqs in (R, min(nextSeq-1, D)]. */
@@ -263,12 +283,6 @@ function toBatchRow(row: WalRow): BatchRow {
   const out: BatchRow = {};
   if (row.key !== undefined) out.key = row.key;
   if (row.delete) out.delete = true;
-  if (row.row !== undefined) out.row = row.row;
+  if (row.text !== undefined) out.text = row.text;
   return out;
-}
-
-function sameRows(a: readonly BatchRow[], b: readonly BatchRow[]): boolean {
-  if (a.length !== b.length) return false;
-  const canonical = (row: BatchRow) => JSON.stringify(toBatchRow({ seq: 0, offset: 0, ...row }));
-  return a.every((row, i) => canonical(row) === canonical(b[i]!));
 }

@@ -4,7 +4,9 @@
  * laid out for a person, with the loud parts (warnings, stops, rejected rows)
  * in capitals so they are not missed.
  */
+
 import type { CursorSnapshot } from '../memtable/shard-record.js';
+import { rowJson } from '../rows/row.js';
 import type { RebuildReport } from './rebuild-report.js';
 import type { VerifyReport } from './verify.js';
 import type { VerifyAllReport } from './verify-all.js';
@@ -83,7 +85,7 @@ export function renderRebuildReport(report: RebuildReport): string {
     line(
       'export',
       used
-        ? `${used.key} (covers positions < ${used.coveredPosition}, seqs ≤ ${used.lastSeq}; ${n(used.keyedCount)} keys, ${n(used.keylessCount)} keyless rows)`
+        ? `${used.key} (${used.kind === 'aof' ? 'legacy AOF export; ' : ''}covers positions < ${used.coveredPosition}, seqs ≤ ${used.lastSeq}; ${n(used.keylessRows)} keyless rows${used.historyFloor > 0 ? ` kept from position ${used.historyFloor}` : ''})`
         : 'none: the whole WAL was replayed',
     ),
   );
@@ -100,7 +102,11 @@ export function renderRebuildReport(report: RebuildReport): string {
       `${span} (${n(r.objects)} objects, ${n(r.walRows)} rows) after ${n(r.exportRows)} export rows`,
     ),
   );
-  out.push(line('state', `${n(report.liveKeys)} live keys, ${n(report.keylessRows)} keyless rows`));
+  const keys =
+    report.liveKeys === null
+      ? 'live keys not counted (the snapshot is not read: rebuild needs only the cursors)'
+      : `${n(report.liveKeys)} live keys`;
+  out.push(line('state', `${keys}, ${n(report.keylessRows)} keyless rows`));
   if (report.stoppedAt) {
     const s = report.stoppedAt;
     out.push(line('STOPPED', `at position ${s.position} (${s.key}): ${s.reason}: ${s.detail}`));
@@ -117,7 +123,7 @@ export function renderRebuildReport(report: RebuildReport): string {
       b.pending.batches > 0
         ? `, ${n(b.pending.batches)} pending (seqs ${b.pending.fromSeq}..${b.pending.toSeq}, ${n(b.pending.bytes)} bytes)`
         : ', none pending';
-    out.push(line('batches', `${n(b.coveredDeleted)} covered item(s) deleted${pending}`));
+    out.push(line('batches', `${n(b.covered)} batch(es) already in S3${pending}`));
     if (b.sealed.length > 0)
       out.push(
         line('sealed', `seqs ${b.sealed.join(', ')} sealed void (a late put there now fails)`),
@@ -129,7 +135,7 @@ export function renderRebuildReport(report: RebuildReport): string {
           `seq ${rejected.seq}: ${n(rejected.rowCount)} row(s): ${rejected.reason}; quarantined at ${rejected.quarantineKey}`,
         ),
       );
-      for (const row of rejected.rows) out.push(line('', JSON.stringify(row)));
+      for (const row of rejected.rows) out.push(line('', rowJson(row)));
       if (rejected.rowsShown < rejected.rowCount)
         out.push(
           line('', `... ${n(rejected.rowCount - rejected.rowsShown)} more in the quarantine`),

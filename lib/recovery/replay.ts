@@ -1,7 +1,8 @@
 /**
- * Replay: the read-only heart of rebuild. Loads the newest valid AOF export
- * (the authority) and replays the WAL objects after the position it covers,
- * in order, stopping at the first gap, corrupt object or discontinuity.
+ * Replay: the read-only heart of rebuild. Loads the newest valid export (the
+ * authority: a manifest, or a legacy AOF export) and replays the WAL objects
+ * after the position it covers, in order, stopping at the first gap, corrupt
+ * object or discontinuity.
  *
  * The preference rules (DESIGN.md, "Recovery"):
  * 1. The export is the authority: WAL objects below its covered position are
@@ -12,13 +13,23 @@
  *    warning saying recovery is running without an export.
  * 4. The WAL tail is applied in position order; an object in an unknown format
  *    version stops the replay by its error's name (never skipped).
+ *
+ * What is read of a manifest export: the manifest always (the cursors come
+ * from it); its snapshot parts only when the caller wants the keyed state
+ * (`keys` or `keepRows`; rebuild does not); its segments only when the caller
+ * wants the keyless rows (`keepKeyless`). A legacy AOF export is read whole:
+ * its checksum is on its last line.
  */
-import type { AofHeader } from '../aof/format.js';
 import { logger } from '../observability/telemetry.js';
+import { readSegment } from '../segment/reader.js';
+import { mergeSnapshot } from '../snapshot/reader.js';
 import type { ObjectStore } from '../store/object-store.js';
 import {
   type ExportFallback,
+  ExportKind,
+  type ExportRef,
   listExports,
+  loadManifest,
   loadNewestValid,
   streamExport,
 } from './export-source.js';
@@ -30,9 +41,13 @@ import { type ChainCursor, type ChainWalk, walkWalChain } from './wal-chain.js';
 export interface ReplayOptions {
   /** Load the newest valid export first (default). False replays the whole WAL from position 0. */
   useExport?: boolean;
-  /** Hold each live key's row (default false: keys only). */
+  /** Only exports this accepts are candidates (e.g. one kind, or those at or below a position). */
+  exportFilter?: (ref: ExportRef) => boolean;
+  /** Hold every live key (reads a manifest's snapshot; default false: the tail's keys only). */
+  keys?: boolean;
+  /** Hold each live key's row (implies `keys`; default false). */
   keepRows?: boolean;
-  /** Hold keyless rows (default false: counted only). */
+  /** Hold keyless rows (reads a manifest's segments; default false: counted only). */
   keepKeyless?: boolean;
   /** Remember the seq span of each tail object whose lastSeq is above this seq. */
   indexSeqsAbove?: number;
@@ -49,8 +64,20 @@ export interface ObjectSpan {
   createdAtMs: number;
 }
 
-/** The export a replay started from: its header, named by its key. */
-export type ExportUsed = Omit<AofHeader, 'shard'> & { key: string };
+/** The export a replay started from, named by its key. */
+export interface ExportUsed {
+  key: string;
+  kind: ExportKind;
+  coveredPosition: number;
+  lastSeq: number;
+  nextRowOffset: number;
+  createdAtMs: number;
+  /** Keyless rows the export holds. */
+  keylessRows: number;
+  /** Keyless rows of positions below it are no longer kept (history retention); 0 for legacy exports. */
+  historyFloor: number;
+  previousExport: number | null;
+}
 
 /** The outcome of a replay. */
 export interface Replay {
@@ -60,8 +87,10 @@ export interface Replay {
   warnings: string[];
   walk: ChainWalk;
   state: ShardState;
+  /** True when `state.keyed` holds every live key (the export's keyed state was read, or there was none). */
+  keyedComplete: boolean;
   objectIndex: ObjectSpan[];
-  /** Rows read from the export. */
+  /** Rows read from the export (snapshot entries, segment rows, legacy records). */
   exportRows: number;
 }
 
@@ -79,44 +108,20 @@ export async function replayShard(
     warnings.push(message);
     logger.warn(message, { shard, ...extra });
   };
+  const keepRows = options.keepRows ?? false;
+  const readKeys = keepRows || (options.keys ?? false);
+  const fresh = () => new ShardState({ keepRows, keepKeyless: options.keepKeyless ?? false });
   const fallbacks: ExportFallback[] = [];
-  const fresh = () =>
-    new ShardState({
-      keepRows: options.keepRows ?? false,
-      keepKeyless: options.keepKeyless ?? false,
-    });
   let state = fresh();
   let exportUsed: ExportUsed | undefined;
   let exportRows = 0;
+  let keyedComplete = true;
   if (options.useExport ?? true) {
-    const refs = (await listExports(store, shard)).reverse();
+    const filter = options.exportFilter ?? (() => true);
+    const refs = (await listExports(store, shard)).filter(filter).reverse();
     const loaded = await loadNewestValid(
       refs,
-      async (ref) => {
-        const attempt = fresh();
-        let rows = 0;
-        const tick = () => {
-          if (++rows % PROGRESS_ROWS === 0) {
-            options.onProgress?.({
-              shard,
-              phase: Phase.export,
-              position: ref.coveredPosition,
-              rows,
-            });
-          }
-        };
-        const header = await streamExport(store, ref, {
-          keyed: (row) => {
-            attempt.loadKeyed(row);
-            tick();
-          },
-          keyless: (row) => {
-            attempt.loadKeyless(row);
-            tick();
-          },
-        });
-        return { header, state: attempt, rows };
-      },
+      (ref) => loadExport(store, shard, ref, fresh(), { ...options, readKeys }),
       (fallback) => {
         fallbacks.push(fallback);
         warn(
@@ -126,16 +131,13 @@ export async function replayShard(
       },
     );
     if (loaded) {
-      const { header } = loaded.result;
-      state = loaded.result.state;
-      exportRows = loaded.result.rows;
-      const { shard: _shard, ...fields } = header;
-      exportUsed = { key: loaded.ref.key, ...fields };
+      ({ state, exportRows, keyedComplete } = loaded.result);
+      exportUsed = loaded.result.used;
     } else {
       const why =
         refs.length === 0
-          ? 'the shard has no AOF export'
-          : `none of its ${refs.length} AOF exports verified`;
+          ? 'the shard has no export'
+          : `none of its ${refs.length} exports verified`;
       warn(`${NO_EXPORT_WARNING}: ${why}; replaying the whole WAL from position 0`);
     }
   } else {
@@ -157,11 +159,71 @@ export async function replayShard(
     warnings,
     walk: { start, end: start, objects: 0, rows: 0, stop: { reason: 'end' }, beyond: 0 },
     state,
+    keyedComplete,
     objectIndex: [],
     exportRows,
   };
   await extendReplay(store, replay, Phase.wal, options);
   return replay;
+}
+
+/** Reads one export into `state`; throws `CorruptDataError` when it does not verify. */
+async function loadExport(
+  store: ObjectStore,
+  shard: string,
+  ref: ExportRef,
+  state: ShardState,
+  options: ReplayOptions & { readKeys: boolean },
+): Promise<{ state: ShardState; exportRows: number; keyedComplete: boolean; used: ExportUsed }> {
+  let rows = 0;
+  const tick = () => {
+    if (++rows % PROGRESS_ROWS === 0) {
+      options.onProgress?.({ shard, phase: Phase.export, position: ref.coveredPosition, rows });
+    }
+  };
+  if (ref.kind === ExportKind.aof) {
+    const header = await streamExport(store, ref, {
+      keyed: (row) => {
+        state.loadKeyed(row);
+        tick();
+      },
+      keyless: (row) => {
+        state.loadKeyless(row);
+        tick();
+      },
+    });
+    const { shard: _shard, keyedCount: _k, keylessCount, ...fields } = header;
+    return {
+      state,
+      exportRows: rows,
+      keyedComplete: true,
+      used: { key: ref.key, kind: ref.kind, ...fields, keylessRows: keylessCount, historyFloor: 0 },
+    };
+  }
+  const manifest = await loadManifest(store, ref);
+  if (options.readKeys) {
+    for await (const { entry } of mergeSnapshot(store, shard, manifest.parts)) {
+      state.loadKeyed({ key: entry.key, seq: entry.seq, offset: entry.offset, text: entry.text! });
+      tick();
+    }
+  }
+  if (options.keepKeyless) {
+    for (const segment of manifest.segments) {
+      await readSegment(store, shard, segment, (row) => {
+        state.loadKeyless(row);
+        tick();
+      });
+    }
+  } else {
+    state.keylessCount = manifest.header.keylessRows;
+  }
+  const { shard: _shard, ...fields } = manifest.header;
+  return {
+    state,
+    exportRows: rows,
+    keyedComplete: options.readKeys || manifest.parts.length === 0,
+    used: { key: ref.key, kind: ref.kind, ...fields },
+  };
 }
 
 /**

@@ -11,14 +11,15 @@
  * when the object turns out corrupt; the log holds one object's keyed rows.
  */
 import type { AofKeyedRow, AofKeylessRow } from '../aof/format.js';
-import type { JsonObject, WalRow } from '../wal/format.js';
+import { compareKeyIds, type KeyId } from '../rows/key-id.js';
+import type { WalRow } from '../wal/format.js';
 
 /** A live key's newest row and where it came from. */
 export interface KeyedEntry {
   seq: number;
   offset: number;
-  /** Held only when the state keeps rows. */
-  row: JsonObject | undefined;
+  /** The row's text; held only when the state keeps rows. */
+  text: string | undefined;
 }
 
 /** What to hold besides the live keys. */
@@ -38,11 +39,12 @@ export interface AppliedCounts {
 
 /** The folded state of one shard. */
 export class ShardState {
-  readonly keyed = new Map<string, KeyedEntry>();
+  readonly keyed = new Map<KeyId, KeyedEntry>();
   readonly keyless: AofKeylessRow[] = [];
   keylessCount = 0;
   readonly applied: AppliedCounts = { puts: 0, deletes: 0, keyless: 0 };
-  #undo: Array<[string, KeyedEntry | undefined]> | undefined;
+  /** Pairs of (key, its entry before the row) for the object being read; flat, so a row allocates no pair. */
+  #undo: Array<KeyId | KeyedEntry | undefined> | undefined;
   #mark: { keylessCount: number; applied: AppliedCounts } | undefined;
 
   constructor(readonly options: ShardStateOptions) {}
@@ -52,7 +54,7 @@ export class ShardState {
     this.keyed.set(row.key, {
       seq: row.seq,
       offset: row.offset,
-      row: this.options.keepRows ? row.row : undefined,
+      text: this.options.keepRows ? row.text : undefined,
     });
   }
 
@@ -67,10 +69,14 @@ export class ShardState {
     const { key } = row;
     if (key === undefined) {
       this.applied.keyless += 1;
-      this.loadKeyless({ seq: row.seq, offset: row.offset, row: row.row! });
+      this.keylessCount += 1;
+      // Replay walks every row: a row only counted allocates nothing.
+      if (this.options.keepKeyless) {
+        this.keyless.push({ seq: row.seq, offset: row.offset, text: row.text! });
+      }
       return true;
     }
-    this.#undo?.push([key, this.keyed.get(key)]);
+    if (this.#undo !== undefined) this.#undo.push(key, this.keyed.get(key));
     if (row.delete) {
       this.applied.deletes += 1;
       this.keyed.delete(key);
@@ -79,7 +85,7 @@ export class ShardState {
       this.keyed.set(key, {
         seq: row.seq,
         offset: row.offset,
-        row: this.options.keepRows ? row.row : undefined,
+        text: this.options.keepRows ? row.text : undefined,
       });
     }
     return false;
@@ -100,8 +106,9 @@ export class ShardState {
   /** The object did not verify: undo every row applied since `beginObject`. */
   rollbackObject(): void {
     const undo = this.#undo ?? [];
-    for (let i = undo.length - 1; i >= 0; i--) {
-      const [key, previous] = undo[i]!;
+    for (let i = undo.length - 2; i >= 0; i -= 2) {
+      const key = undo[i] as KeyId;
+      const previous = undo[i + 1] as KeyedEntry | undefined;
       if (previous === undefined) this.keyed.delete(key);
       else this.keyed.set(key, previous);
     }
@@ -115,10 +122,10 @@ export class ShardState {
 
   /** Keyed rows in ascending key order, as an export writes them. */
   *sortedKeyed(): Generator<AofKeyedRow> {
-    const keys = [...this.keyed.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const keys = [...this.keyed.keys()].sort(compareKeyIds);
     for (const key of keys) {
       const entry = this.keyed.get(key)!;
-      yield { key, seq: entry.seq, offset: entry.offset, row: entry.row ?? {} };
+      yield { key, seq: entry.seq, offset: entry.offset, text: entry.text ?? '{}' };
     }
   }
 }

@@ -1,12 +1,12 @@
 /**
- * The scheduled job: verify every shard. Shard records come from a paginated
- * Scan (`scanShardRecords`): O(shards) per run, which an hourly job affords.
+ * The scheduled job: verify every shard. Shards come from the registry index
+ * (`listShards`): O(shards) per run, whatever else the table holds.
  * Exports are checked by their header only unless asked, so a run costs a
  * listing, the WAL after each watermark, and a few table reads per shard.
  */
 
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { scanShardRecords } from '../memtable/list-shards.js';
+import { listShards } from '../memtable/list-shards.js';
 import { Metric } from '../observability/metric-names.js';
 import { logger, metrics } from '../observability/telemetry.js';
 import { mapWithConcurrency } from '../ticker/concurrency.js';
@@ -25,7 +25,7 @@ export interface VerifyAllOptions extends VerifyOptions {
 /** The outcome of one run over every shard. */
 export interface VerifyAllReport {
   kind: 'verify-all';
-  /** Shard records seen. */
+  /** Shards the registry lists. */
   shards: number;
   /** Shards verified with no finding. */
   ok: number;
@@ -46,9 +46,7 @@ export async function verifyAll(
   options: VerifyAllOptions = {},
 ): Promise<VerifyAllReport> {
   const started = deps.now();
-  const shards: string[] = [];
-  for await (const record of scanShardRecords(deps.table)) shards.push(record.shard);
-  shards.sort();
+  const shards = await listShards(deps.table);
   const verifyOptions: VerifyOptions = { fullExportCheck: false, ...options };
   const report: VerifyAllReport = {
     kind: 'verify-all',

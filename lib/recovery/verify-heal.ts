@@ -8,18 +8,20 @@
  *    (`sealVoid`, conditional on the seq being empty): the put that allocated
  *    it is dead; if it were not, its late write fails its condition and its
  *    caller gets an error, never a silent loss.
- * 3. Batch items at or below `durableSeq` (left by a flusher that crashed
- *    between its commit and its cleanup) are deleted: verify has just shown
- *    that the committed WAL holds those seqs, and no reader looks below
- *    `durableSeq`. A void's head is kept, as the flusher keeps it (I5), so a
- *    late writer of a sealed seq still fails its condition.
- * Verify applies them only to a shard with no finding and no poison.
+ * 3. Pending batch items (above `durableSeq`) whose expiry is less than half
+ *    the batch lifetime away get a new one (L5 in `lib/liveness.ts`): a shard
+ *    that stopped flushing (a poisoned shard, a stopped ticker) keeps its
+ *    data until it flushes again, however long that takes. Only the TTL
+ *    attribute changes, conditional on the item still being there. This one
+ *    runs on a poisoned shard too: that is where it matters.
+ * Verify applies 1 and 2 only to a shard with no finding (2 also not to a
+ * poisoned one), and 3 to every shard.
  */
 import { clearExpiredLease } from '../fence/claim.js';
+import { extendPendingExpiry, respillAged } from '../memtable/batch-expiry.js';
 import { listBatchHeads } from '../memtable/batch-heads.js';
-import { deleteBatches, sealVoid } from '../memtable/batches.js';
+import { sealVoid } from '../memtable/batches.js';
 import type { ShardRecord } from '../memtable/shard-record.js';
-import { batchSk } from '../memtable/table.js';
 import type { RecoveryDeps } from './deps.js';
 import { type Heal, HealKind } from './findings.js';
 
@@ -27,10 +29,31 @@ import { type Heal, HealKind } from './findings.js';
 export const MAX_GAP_SEALS_PER_VERIFY = 1_000;
 
 /** Applies the safe heals to `record`'s shard; returns what was healed. */
-export async function healShard(deps: RecoveryDeps, record: ShardRecord): Promise<Heal[]> {
+export async function healShard(
+  deps: RecoveryDeps,
+  record: ShardRecord,
+  options: { clean: boolean } = { clean: true },
+): Promise<Heal[]> {
   const heals: Heal[] = [];
   const { shard } = record;
   const nowMs = deps.now();
+  const extended = await extendPendingExpiry(deps.table, record, nowMs);
+  if (extended > 0) {
+    heals.push({
+      kind: HealKind.pendingExpiryExtended,
+      shard,
+      detail: `${extended} pending batch item(s) above durableSeq ${record.durableSeq} were near their expiry; extended`,
+    });
+  }
+  const copied = await respillAged(deps.table, record, nowMs);
+  if (copied > 0) {
+    heals.push({
+      kind: HealKind.spilledPayloadCopied,
+      shard,
+      detail: `${copied} pending batch payload(s) spilled to S3 neared the lifecycle rule's age; copied to fresh keys`,
+    });
+  }
+  if (!options.clean) return heals;
   if (record.leaseExpiresAtMs !== undefined && record.leaseExpiresAtMs < nowMs) {
     if (await clearExpiredLease(deps.table, shard, nowMs)) {
       heals.push({
@@ -41,14 +64,6 @@ export async function healShard(deps: RecoveryDeps, record: ShardRecord): Promis
     }
   }
   if (!record.poison) {
-    const swept = await sweepCoveredBatches(deps, record);
-    if (swept > 0) {
-      heals.push({
-        kind: HealKind.coveredBatchesDeleted,
-        shard,
-        detail: `${swept} batch item(s) at or below durableSeq ${record.durableSeq} were left after their commit; deleted`,
-      });
-    }
     for (const seq of await sealAgedGaps(deps, record, nowMs)) {
       heals.push({
         kind: HealKind.gapSealed,
@@ -83,15 +98,4 @@ async function sealAgedGaps(
     if ((await sealVoid(deps.table, record.shard, seq, nowMs)) === 'sealed') sealed.push(seq);
   }
   return sealed;
-}
-
-/** Deletes leftover items of committed batches (heal 3); returns how many items went. */
-async function sweepCoveredBatches(deps: RecoveryDeps, record: ShardRecord): Promise<number> {
-  if (record.durableSeq < 1) return 0;
-  const heads = await listBatchHeads(deps.table, record.shard, 1, record.durableSeq);
-  const keys = heads.flatMap((head) =>
-    head.kind === 'void' ? head.itemKeys.filter((key) => key !== batchSk(head.seq)) : head.itemKeys,
-  );
-  await deleteBatches(deps.table, record.shard, keys);
-  return keys.length;
 }

@@ -5,7 +5,10 @@
  * finding (a record that disagrees with S3 is not one to tidy up).
  *
  * What "agrees" means, with W the watermark and N the record's `walNextPos`:
- * 1. The export at W exists and verifies; the chain starts where it ends.
+ * 1. The export at W exists and verifies (a manifest, or a legacy AOF
+ *    export); every snapshot part and segment the manifest lists exists
+ *    (one listing per prefix, nothing read) and, with the full check, every
+ *    part verifies against its record; the chain starts where it ends.
  * 2. Objects W..N-1 all exist, and the chain through N-1 ends at the record's
  *    `durableSeq` and `nextRowOffset`.
  * 3. Beyond N there is at most one object, at N, starting at `durableSeq+1`
@@ -18,15 +21,25 @@
 
 import { peekAofHeader } from '../aof/reader.js';
 import { CorruptDataError, NotFoundError } from '../errors.js';
+import type { Manifest } from '../manifest/format.js';
 import {
   type CursorSnapshot,
   readShardRecord,
   type ShardRecord,
   snapshotCursors,
 } from '../memtable/shard-record.js';
-import { aofKey, assertShardName, shardPrefix } from '../paths.js';
+import { assertShardName, shardPrefix } from '../paths.js';
+import { segmentKey, segmentPrefix } from '../segment/format.js';
+import { snapshotPartKey, snapshotPrefix } from '../snapshot/format.js';
+import { readPart } from '../snapshot/reader.js';
 import type { RecoveryDeps } from './deps.js';
-import { listExports, streamExport } from './export-source.js';
+import {
+  ExportKind,
+  type ExportRef,
+  listExports,
+  loadManifest,
+  streamExport,
+} from './export-source.js';
 import { type Finding, FindingKind, type Heal, reportFinding, reportHeal } from './findings.js';
 import { Phase, type ProgressListener } from './progress.js';
 import { healShard } from './verify-heal.js';
@@ -36,7 +49,12 @@ import { type ChainCursor, type ChainStop, walkWalChain } from './wal-chain.js';
 export interface VerifyOptions {
   /** Apply the provably safe heals (default true). */
   heal?: boolean;
-  /** Read the watermark's whole export to verify its checksum (default true); false reads its header only. */
+  /**
+   * Read the watermark's whole export (default true): every snapshot part of
+   * a manifest, checked against its record, or a legacy export to its
+   * checksum. False checks the manifest and lists its objects (a legacy
+   * export: its header only).
+   */
   fullExportCheck?: boolean;
   onProgress?: ProgressListener;
 }
@@ -103,7 +121,8 @@ export async function verifyShard(
       await checkAgainstS3(deps, checked, report, find, options);
     }
     if (options.heal ?? true) {
-      if (report.findings.length === 0) report.heals.push(...(await healShard(deps, checked)));
+      const clean = report.findings.length === 0;
+      report.heals.push(...(await healShard(deps, checked, { clean })));
     }
   }
   for (const finding of report.findings) reportFinding(finding);
@@ -144,14 +163,7 @@ async function checkAgainstS3(
       ref.coveredPosition,
     );
   }
-  const start = await exportCursor(
-    deps,
-    record,
-    exports.map((e) => e.coveredPosition),
-    report,
-    find,
-    options,
-  );
+  const start = await exportCursor(deps, record, exports, report, find, options);
   let atRecord: ChainCursor | undefined = walNextPos === aofWatermark ? start.cursor : undefined;
   const walk = await walkWalChain(deps.store, shard, start.cursor, {
     trustFirstObject: start.trustFirstObject,
@@ -224,7 +236,7 @@ async function checkAgainstS3(
 async function exportCursor(
   deps: RecoveryDeps,
   record: ShardRecord,
-  exportPositions: number[],
+  exports: readonly ExportRef[],
   report: VerifyReport,
   find: Find,
   options: VerifyOptions,
@@ -232,15 +244,17 @@ async function exportCursor(
   const { shard, aofWatermark } = record;
   if (aofWatermark === 0)
     return { cursor: { position: 0, lastSeq: 0, nextRowOffset: 0 }, trustFirstObject: false };
-  const ref = { key: aofKey(shard, aofWatermark), coveredPosition: aofWatermark };
   const untrusted = {
     cursor: { position: aofWatermark, lastSeq: 0, nextRowOffset: 0 },
     trustFirstObject: true,
   };
-  if (!exportPositions.includes(aofWatermark)) {
+  const atWatermark = exports.filter((e) => e.coveredPosition === aofWatermark);
+  // A manifest is preferred to a legacy export at the same position.
+  const ref = atWatermark.find((e) => e.kind === ExportKind.manifest) ?? atWatermark[0];
+  if (!ref) {
     find(
       FindingKind.exportMissing,
-      `the watermark names ${ref.key}, which does not exist`,
+      `the watermark names the export covering positions below ${aofWatermark}, which does not exist`,
       aofWatermark,
     );
     return untrusted;
@@ -248,22 +262,70 @@ async function exportCursor(
   const full = options.fullExportCheck ?? true;
   report.exportChecked = { key: ref.key, coveredPosition: aofWatermark, full, valid: false };
   try {
-    const header = full
-      ? await streamExport(deps.store, ref, { keyed: () => {}, keyless: () => undefined })
-      : await peek(deps, ref.key);
-    report.exportChecked.valid = true;
-    return {
-      cursor: {
+    let cursor: ChainCursor;
+    if (ref.kind === ExportKind.manifest) {
+      const manifest = await loadManifest(deps.store, ref);
+      cursor = {
+        position: aofWatermark,
+        lastSeq: manifest.header.lastSeq,
+        nextRowOffset: manifest.header.nextRowOffset,
+      };
+      report.exportChecked.valid = true;
+      await checkListedObjects(deps, shard, manifest, full, find);
+    } else {
+      const header = full
+        ? await streamExport(deps.store, ref, { keyed: () => {}, keyless: () => undefined })
+        : await peek(deps, ref.key);
+      report.exportChecked.valid = true;
+      cursor = {
         position: aofWatermark,
         lastSeq: header.lastSeq,
         nextRowOffset: header.nextRowOffset,
-      },
-      trustFirstObject: false,
-    };
+      };
+    }
+    return { cursor, trustFirstObject: false };
   } catch (error) {
     if (!(error instanceof CorruptDataError)) throw error;
     find(FindingKind.exportInvalid, `${error.name}: ${error.message}`, aofWatermark);
     return untrusted;
+  }
+}
+
+/** Every part and segment the manifest lists exists; with `full`, every part verifies. */
+async function checkListedObjects(
+  deps: RecoveryDeps,
+  shard: string,
+  manifest: Manifest,
+  full: boolean,
+  find: Find,
+): Promise<void> {
+  const position = manifest.header.coveredPosition;
+  const stored = new Set<string>();
+  for await (const key of deps.store.list(snapshotPrefix(shard))) stored.add(key);
+  const firstSegment = manifest.segments[0];
+  const startAfter =
+    firstSegment && firstSegment.first > 0 ? segmentKey(shard, firstSegment.first - 1) : undefined;
+  for await (const key of deps.store.list(segmentPrefix(shard), { startAfter })) stored.add(key);
+  const missing = [
+    ...manifest.parts.map((part) => snapshotPartKey(shard, part)),
+    ...manifest.segments.map((segment) => segmentKey(shard, segment.first)),
+  ].filter((key) => !stored.has(key));
+  for (const key of missing) {
+    find(
+      FindingKind.exportIncomplete,
+      `${key} is listed by the manifest at ${position} but missing`,
+      position,
+    );
+  }
+  if (!full) return;
+  for (const part of manifest.parts) {
+    if (!stored.has(snapshotPartKey(shard, part))) continue;
+    try {
+      await readPart(deps.store, shard, part);
+    } catch (error) {
+      if (!(error instanceof CorruptDataError)) throw error;
+      find(FindingKind.exportIncomplete, `${error.name}: ${error.message}`, position);
+    }
   }
 }
 

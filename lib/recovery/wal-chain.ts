@@ -20,6 +20,7 @@ import { CorruptDataError } from '../errors.js';
 import { positionOfKey, walKey, walPrefix } from '../paths.js';
 import type { ObjectStore } from '../store/object-store.js';
 import type { WalHeader, WalRow } from '../wal/format.js';
+import { FrameReadAhead } from '../wal/frame-reader.js';
 import { scanWal } from './wal-scan.js';
 
 /** Where a chain stands after a prefix of it: the next position and the seq and offset it must start at. */
@@ -59,8 +60,8 @@ export interface ChainWalk {
 export interface WalkOptions {
   /** Stop before this position; a position missing below it is a gap even with nothing after it. */
   until?: number;
-  /** Each row, in order, with its line's bytes (valid during the call); provisional until the object's `onObject`. */
-  onRow?: (row: WalRow, bytes: Buffer) => Promise<void> | undefined | void;
+  /** Each row, in order; provisional until the object's `onObject`. A returned promise is awaited. */
+  onRow?: (row: WalRow) => Promise<void> | undefined | void;
   /** Called before an object's rows. */
   beginObject?: () => void;
   /** Called when an object failed after some of its rows reached `onRow`. */
@@ -114,64 +115,109 @@ async function follow(
   walk: ChainWalk,
   options: WalkOptions,
 ): Promise<ChainStop> {
-  for (;;) {
-    const expected = walk.end.position;
-    if (options.until !== undefined && expected >= options.until) return { reason: 'limit' };
-    const next = await listing.next();
-    if (next.done) {
-      return options.until === undefined
-        ? { reason: 'end' }
-        : {
-            reason: 'gap',
-            position: expected,
-            key: walKey(shard, expected),
-            nextPresent: undefined,
-          };
+  let ahead: { position: number; opened: Promise<Opened | undefined> } | undefined;
+  try {
+    for (;;) {
+      const expected = walk.end.position;
+      if (options.until !== undefined && expected >= options.until) return { reason: 'limit' };
+      const next = await listing.next();
+      if (next.done) {
+        return options.until === undefined
+          ? { reason: 'end' }
+          : {
+              reason: 'gap',
+              position: expected,
+              key: walKey(shard, expected),
+              nextPresent: undefined,
+            };
+      }
+      const { position, key } = next.value;
+      if (position !== expected) {
+        walk.beyond = 1 + (await count(listing));
+        return {
+          reason: 'gap',
+          position: expected,
+          key: walKey(shard, expected),
+          nextPresent: position,
+        };
+      }
+      // The object opened ahead is this one (opened again if it was not there yet then).
+      const previous = ahead;
+      ahead = undefined;
+      const reuse = previous?.position === position && key === walKey(shard, position);
+      const opened = reuse
+        ? previous!.opened.then((found) => found ?? open(store, key))
+        : open(store, key);
+      if (previous && !reuse) discard(previous.opened);
+      if (options.until === undefined || position + 1 < options.until) {
+        ahead = { position: position + 1, opened: open(store, walKey(shard, position + 1)) };
+        ahead.opened.catch(() => undefined); // its error surfaces when it is read
+      }
+      const stop = await readObject(shard, key, opened, walk, options);
+      if (stop) {
+        walk.beyond = await count(listing);
+        return stop;
+      }
     }
-    const { position, key } = next.value;
-    if (position !== expected) {
-      walk.beyond = 1 + (await count(listing));
-      return {
-        reason: 'gap',
-        position: expected,
-        key: walKey(shard, expected),
-        nextPresent: position,
-      };
-    }
-    const stop = await readObject(store, shard, key, walk, options);
-    if (stop) {
-      walk.beyond = await count(listing);
-      return stop;
-    }
+  } finally {
+    if (ahead) discard(ahead.opened);
   }
+}
+
+/** A WAL object being read: its stream, and its decompression started ahead of the scan. */
+interface Opened {
+  stream: Readable;
+  readAhead: FrameReadAhead;
+}
+
+/**
+ * Opens the object at `key` and starts decompressing it (undefined when it is
+ * absent). The walk opens the next position while it scans the current one,
+ * so the store's latency (an S3 GET's first byte) and zlib's work overlap the
+ * scan instead of adding to it; memory holds one object's read-ahead.
+ */
+async function open(store: ObjectStore, key: string): Promise<Opened | undefined> {
+  const stream = await store.getStream(key);
+  return stream && { stream, readAhead: new FrameReadAhead(key, stream) };
+}
+
+/** Lets go of an object opened ahead that the walk did not read. */
+function discard(opened: Promise<Opened | undefined>): void {
+  opened.then(
+    (found) => {
+      found?.stream.destroy();
+      void found?.readAhead.close();
+    },
+    () => undefined,
+  );
 }
 
 /** Reads one object into the walk; returns why the chain stops there, if it does. */
 async function readObject(
-  store: ObjectStore,
   shard: string,
   key: string,
+  opening: Promise<Opened | undefined>,
   walk: ChainWalk,
   options: WalkOptions,
 ): Promise<ChainStop | undefined> {
   const position = walk.end.position;
-  const stream: Readable | undefined = await store.getStream(key);
-  if (!stream) return { reason: 'gap', position, key, nextPresent: undefined };
+  const opened = await opening;
+  if (!opened) return { reason: 'gap', position, key, nextPresent: undefined };
   options.beginObject?.();
   let header: WalHeader | undefined;
   let detail: string | undefined;
   let rows = 0;
   try {
-    const complete = await scanWal(shard, position, stream, {
+    const complete = await scanWal(shard, position, opened.readAhead, {
       header: (h) => {
         header = h;
         const trusted = options.trustFirstObject && walk.objects === 0;
         detail = trusted ? undefined : discontinuity(h, walk.end);
         return detail === undefined;
       },
-      row: (row, bytes) => {
+      row: (row) => {
         rows += 1;
-        return options.onRow?.(row, bytes);
+        return options.onRow?.(row);
       },
     });
     if (!complete) {
@@ -184,7 +230,7 @@ async function readObject(
       return { reason: 'corrupt', position, key, error: summarize(error) };
     throw error;
   } finally {
-    stream.destroy();
+    opened.stream.destroy();
   }
   const h = header!;
   walk.end = {

@@ -3,6 +3,7 @@
  * overrides point them at the local emulators; without them they talk to AWS.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { FsObjectStore } from '../store/fs-store.js';
 import type { ObjectStore } from '../store/object-store.js';
@@ -38,6 +39,11 @@ export function sqsClientFromEnv(env: NodeJS.ProcessEnv = process.env): SQSClien
   return new SQSClient(emulatorOptions(env, ENDPOINT_ENV.sqs));
 }
 
+/** An S3 client; AWS's defaults (checksums on), or the emulator's endpoint when overridden. */
+export function s3ClientFromEnv(env: NodeJS.ProcessEnv = process.env): S3Client {
+  return createS3Client(emulatorOptions(env, ENDPOINT_ENV.s3));
+}
+
 /** The object store: the filesystem under SHARDWAL_STORE_DIR, else the S3 bucket. */
 export function objectStoreFromEnv(
   bucketName: string,
@@ -45,5 +51,5 @@ export function objectStoreFromEnv(
 ): ObjectStore {
   const dir = env[ENDPOINT_ENV.storeDir];
   if (dir) return new FsObjectStore(dir);
-  return new S3ObjectStore(createS3Client(emulatorOptions(env, ENDPOINT_ENV.s3)), bucketName);
+  return new S3ObjectStore(s3ClientFromEnv(env), bucketName);
 }

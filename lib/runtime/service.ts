@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { configFromEnv, resourcesFromEnv, type ShardwalConfig } from '../config.js';
 import type { FlushDeps } from '../flush/flush-shard.js';
+import { itemLifetimes } from '../liveness.js';
+import { payloadSpill } from '../memtable/spill.js';
 import type { Table } from '../memtable/table.js';
 import type { PutDeps } from '../put/put-rows.js';
 import type { ObjectStore } from '../store/object-store.js';
@@ -28,13 +30,18 @@ export interface Service {
 export function serviceFromEnv(env: NodeJS.ProcessEnv = process.env): Service {
   const config = configFromEnv(env);
   const resources = resourcesFromEnv(env);
-  const table: Table = { client: dynamoClientFromEnv(env), tableName: resources.tableName };
-  const sqs = resources.flushQueueUrl ? sqsClientFromEnv(env) : undefined;
   let store: ObjectStore | undefined;
   const getStore = () => {
     store ??= objectStoreFromEnv(resources.bucketName, env);
     return store;
   };
+  const table: Table = {
+    client: dynamoClientFromEnv(env),
+    tableName: resources.tableName,
+    lifetimes: itemLifetimes(config),
+    spill: payloadSpill(config, getStore),
+  };
+  const sqs = resources.flushQueueUrl ? sqsClientFromEnv(env) : undefined;
   const now = () => Date.now();
   const flush = (owner: string = randomUUID()): FlushDeps => ({
     table,
@@ -62,6 +69,7 @@ export function serviceFromEnv(env: NodeJS.ProcessEnv = process.env): Service {
     flush,
     tick: (owner) => ({
       flush: flush(owner),
+      intervalMs: config.flushIntervalMs,
       concurrency: config.flushConcurrency,
       maxShardsPerTick: config.maxShardsPerTick,
       fanOut: sqs && resources.flushQueueUrl ? sqsFanOut(sqs, resources.flushQueueUrl) : undefined,

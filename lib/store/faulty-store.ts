@@ -7,6 +7,11 @@
  *   write happened, the caller saw an error: what a timed-out S3 PUT looks like);
  * - `'pass'`: perform it.
  *
+ * A streamed create draws from `putIfAbsent`'s script and probabilities: it
+ * is the same request to the caller. A `'fail'` strikes before the body is
+ * read (the caller's stream is never consumed, as when S3 refuses the
+ * upload's first request); a `'lostAck'` after the object was created.
+ *
  * Deterministic: given the same script, seed and sequence of calls, the same
  * requests fail. Each unscripted request of an operation with a non-zero
  * probability makes exactly one `random()` draw.
@@ -71,6 +76,11 @@ export class FaultyObjectStore implements ObjectStore {
   /** May fail before, or lose the ack after, the write. */
   putIfAbsent(key: string, body: Uint8Array): Promise<PutIfAbsentResult> {
     return this.#run('putIfAbsent', key, () => this.#inner.putIfAbsent(key, body));
+  }
+
+  /** May fail before reading the body, or lose the ack after the write. */
+  putStreamIfAbsent(key: string, body: AsyncIterable<Uint8Array>): Promise<PutIfAbsentResult> {
+    return this.#run('putIfAbsent', key, () => this.#inner.putStreamIfAbsent(key, body));
   }
 
   /** May fail; a `'lostAck'` read discards its result. */

@@ -11,6 +11,10 @@
  * 2. A crash leaves at most a `.tmp-` file behind; it is never listed and never
  *    blocks a later write (temp names are unique).
  * 3. A `'created'` answer is durable: the file and its directory entry are fsynced.
+ * 4. A streamed write (`putStreamIfAbsent`) takes the same path: chunks go to
+ *    the temp file as they arrive (memory holds one chunk), and the object
+ *    appears at its key only by the final `link`, so an existing object is
+ *    never replaced and a stream that fails leaves nothing behind.
  */
 import { randomBytes } from 'node:crypto';
 import { link, lstat, mkdir, open, readdir, readFile, unlink } from 'node:fs/promises';
@@ -31,7 +35,20 @@ export class FsObjectStore implements ObjectStore {
   }
 
   /** Create-if-absent via write-temp, fsync, link (see invariant 1). */
-  async putIfAbsent(key: string, body: Uint8Array): Promise<PutIfAbsentResult> {
+  putIfAbsent(key: string, body: Uint8Array): Promise<PutIfAbsentResult> {
+    return this.#createIfAbsent(key, 'putIfAbsent', (temp) => writeSynced(temp, [body]));
+  }
+
+  /** Create-if-absent of a streamed body: chunks appended to the temp file, then linked (invariant 4). */
+  putStreamIfAbsent(key: string, body: AsyncIterable<Uint8Array>): Promise<PutIfAbsentResult> {
+    return this.#createIfAbsent(key, 'putStreamIfAbsent', (temp) => writeSynced(temp, body));
+  }
+
+  async #createIfAbsent(
+    key: string,
+    operation: string,
+    write: (temp: string) => Promise<void>,
+  ): Promise<PutIfAbsentResult> {
     const file = this.#pathOf(key);
     const dir = path.dirname(file);
     const temp = path.join(
@@ -40,7 +57,7 @@ export class FsObjectStore implements ObjectStore {
     );
     try {
       await mkdirDurably(dir);
-      await writeSynced(temp, body);
+      await write(temp);
       try {
         await link(temp, file);
       } catch (error) {
@@ -51,10 +68,12 @@ export class FsObjectStore implements ObjectStore {
       await fsyncDir(dir);
       return 'created';
     } catch (error) {
+      // The body's own failure (a fold that stopped) is the caller's error, not the disk's.
+      if (error instanceof BodyError) throw error.cause;
       if (error instanceof InvalidInputError) throw error;
       // A parent segment is an object file: on disk `a/b` cannot be both a file and a directory.
       if (codeOf(error) === 'ENOTDIR' || codeOf(error) === 'EEXIST') throw keyClash(key, error);
-      throw unavailable('putIfAbsent', key, error);
+      throw unavailable(operation, key, error);
     } finally {
       await unlink(temp).catch(() => undefined);
     }
@@ -177,11 +196,33 @@ async function mkdirDurably(dir: string): Promise<void> {
   }
 }
 
-/** Writes `body` to a new file and fsyncs it before anyone can link it into place. */
-async function writeSynced(file: string, body: Uint8Array): Promise<void> {
+/** Marks an error thrown by the body being written, so it passes through untranslated. */
+class BodyError extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the body stream failed');
+  }
+}
+
+/** Writes the chunks to a new file and fsyncs it before anyone can link it into place. */
+async function writeSynced(
+  file: string,
+  body: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
+): Promise<void> {
   const handle = await open(file, 'wx');
   try {
-    await handle.writeFile(body);
+    const iterator = (
+      Symbol.asyncIterator in body ? body[Symbol.asyncIterator]() : body[Symbol.iterator]()
+    ) as AsyncIterator<Uint8Array> | Iterator<Uint8Array>;
+    for (;;) {
+      let next: IteratorResult<Uint8Array>;
+      try {
+        next = await iterator.next();
+      } catch (error) {
+        throw new BodyError(error);
+      }
+      if (next.done) break;
+      await handle.writeFile(next.value); // writes the whole chunk at the current position
+    }
     await handle.sync();
   } finally {
     await handle.close();

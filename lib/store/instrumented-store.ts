@@ -3,6 +3,10 @@
  * model is stated in requests ("no S3 call on the put path", "at most one WAL
  * PUT per active shard per tick"); tests and the benchmark prove it by
  * wrapping the real store in this and reading `counts()`.
+ *
+ * A streamed create (`putStreamIfAbsent`) counts as one `putIfAbsent`: both
+ * create one object (on S3 a long stream is a multipart upload, billed as
+ * its create, part and complete requests; docs/recovery.md gives the count).
  */
 import type { Readable } from 'node:stream';
 import type { ListOptions, ObjectStore, PutIfAbsentResult } from './object-store.js';
@@ -43,6 +47,12 @@ export class InstrumentedObjectStore implements ObjectStore {
   putIfAbsent(key: string, body: Uint8Array): Promise<PutIfAbsentResult> {
     this.#record('putIfAbsent', key);
     return this.#inner.putIfAbsent(key, body);
+  }
+
+  /** Counted as one `putIfAbsent` (one object created). */
+  putStreamIfAbsent(key: string, body: AsyncIterable<Uint8Array>): Promise<PutIfAbsentResult> {
+    this.#record('putIfAbsent', key);
+    return this.#inner.putStreamIfAbsent(key, body);
   }
 
   /** Counted as `get`. */

@@ -28,6 +28,21 @@ export class MemoryObjectStore implements ObjectStore {
     return 'created';
   }
 
+  /**
+   * Collects the stream, then creates-if-absent in one synchronous step (the
+   * stream is read whole first: a memory store holds every object anyway).
+   */
+  async putStreamIfAbsent(
+    key: string,
+    body: AsyncIterable<Uint8Array>,
+  ): Promise<PutIfAbsentResult> {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of body) chunks.push(Uint8Array.from(chunk));
+    if (this.#objects.has(key)) return 'exists';
+    this.#objects.set(key, Buffer.concat(chunks));
+    return 'created';
+  }
+
   /** A copy of the object, so callers cannot mutate what is stored. */
   async get(key: string): Promise<Uint8Array | undefined> {
     const stored = this.#objects.get(key);

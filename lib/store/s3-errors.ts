@@ -36,6 +36,17 @@ export function isPreconditionFailed(error: unknown): boolean {
   return name === 'PreconditionFailed' || $metadata?.httpStatusCode === 412;
 }
 
+/** A conditional write met a concurrent one (HTTP 409 `ConditionalRequestConflict`). */
+export function isConditionalConflict(error: unknown): boolean {
+  const { name, $metadata } = shapeOf(error);
+  return name === 'ConditionalRequestConflict' || $metadata?.httpStatusCode === 409;
+}
+
+/** The multipart upload no longer exists (completed, or aborted). */
+export function isNoSuchUpload(error: unknown): boolean {
+  return shapeOf(error).name === 'NoSuchUpload';
+}
+
 /** The object is absent (HTTP 404), as opposed to the bucket, which must fail loudly. */
 export function isNoSuchKey(error: unknown): boolean {
   const { name, $metadata } = shapeOf(error);

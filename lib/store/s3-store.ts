@@ -11,19 +11,43 @@
  *    throttles, 5xx and network failures are retried with exponential backoff
  *    and jitter; past the budget they become `UnavailableError` naming the key.
  * 4. No SDK exception leaves this file: what is not retryable becomes `InternalError`.
+ * 5. A streamed write (`putStreamIfAbsent`) holds at most one part
+ *    (`STREAM_PART_BYTES`) of its body. A body that ends within the first
+ *    part is one `PutObject` (as `putIfAbsent`); a longer one is a multipart
+ *    upload whose `CompleteMultipartUpload` carries `If-None-Match: *`: the
+ *    object appears whole, or not at all. A 412 there is `'exists'` and the
+ *    upload is aborted; so is any failure (the body's, a part's, the
+ *    completion's), so no parts linger (the bucket's lifecycle rule aborts
+ *    what a crash leaves). A 409 on completion (a concurrent conditional
+ *    write) cannot be retried with the same parts, per S3's documentation:
+ *    it aborts and becomes `UnavailableError`; the caller writes again.
  */
 
 import { Readable } from 'node:stream';
 import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
+  UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { ConfigError, InternalError, UnavailableError } from '../errors.js';
 import type { ListOptions, ObjectStore, PutIfAbsentResult } from './object-store.js';
-import { describeS3Error, isNoSuchKey, isPreconditionFailed, isTransient } from './s3-errors.js';
+import {
+  describeS3Error,
+  isConditionalConflict,
+  isNoSuchKey,
+  isNoSuchUpload,
+  isPreconditionFailed,
+  isTransient,
+} from './s3-errors.js';
+
+/** Bytes of a streamed body per multipart part (S3's minimum is 5 MiB for every part but the last). */
+export const STREAM_PART_BYTES = 8 * 1024 * 1024;
 
 /** Retry settings of `S3ObjectStore`. */
 export interface S3ObjectStoreOptions {
@@ -34,6 +58,8 @@ export interface S3ObjectStoreOptions {
   maxDelayMs?: number;
   /** Keys per `ListObjectsV2` page (default: S3's 1000). */
   listPageSize?: number;
+  /** Part size of streamed writes (default `STREAM_PART_BYTES`; tests use small ones). */
+  streamPartBytes?: number;
   /** Waits between attempts; injectable so tests do not sleep. */
   sleep?: (ms: number) => Promise<void>;
   /** Source of jitter in [0, 1). */
@@ -43,28 +69,45 @@ export interface S3ObjectStoreOptions {
 /** Settings of `createS3Client`. */
 export interface S3ClientOptions {
   region?: string;
-  /** A custom endpoint (s3rver, MinIO); switches to path-style addressing. */
+  /** A custom endpoint (s3rver, MinIO): path-style addressing, checksums only when required. */
   endpoint?: string;
   credentials?: { accessKeyId: string; secretAccessKey: string };
   /** SDK-level attempts per request (default 1: `S3ObjectStore` owns retries, so budgets do not multiply). */
   maxAttempts?: number;
 }
 
-/** Builds an `S3Client` for `S3ObjectStore`. */
+/**
+ * Builds an `S3Client` for `S3ObjectStore`. Against AWS, request and response
+ * checksums stay at the SDK default (`WHEN_SUPPORTED`): S3 then verifies every
+ * body it stores and the SDK every body it reads, beside the WAL format's own
+ * end-to-end checksum. A custom endpoint is an emulator: there they are only
+ * sent when required, since the default CRC trailers use aws-chunked bodies
+ * that emulators (s3rver) cannot parse.
+ */
 export function createS3Client(options: S3ClientOptions = {}): S3Client {
   return new S3Client({
     region: options.region,
     credentials: options.credentials,
     maxAttempts: options.maxAttempts ?? 1,
-    // Default CRC trailers use aws-chunked bodies that emulators (s3rver) cannot parse,
-    // and the WAL format carries its own end-to-end checksum.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint, forcePathStyle: true }),
+    ...(options.endpoint === undefined
+      ? {}
+      : {
+          endpoint: options.endpoint,
+          forcePathStyle: true,
+          requestChecksumCalculation: 'WHEN_REQUIRED',
+          responseChecksumValidation: 'WHEN_REQUIRED',
+        }),
   });
 }
 
-type Operation = 'putIfAbsent' | 'get' | 'getStream' | 'list' | 'delete';
+type Operation =
+  | 'putIfAbsent'
+  | 'putStreamIfAbsent'
+  | 'uploadPart'
+  | 'get'
+  | 'getStream'
+  | 'list'
+  | 'delete';
 
 /** An `ObjectStore` over one S3 bucket. */
 export class S3ObjectStore implements ObjectStore {
@@ -74,6 +117,7 @@ export class S3ObjectStore implements ObjectStore {
   readonly #baseDelayMs: number;
   readonly #maxDelayMs: number;
   readonly #listPageSize: number | undefined;
+  readonly #partBytes: number;
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #random: () => number;
 
@@ -84,6 +128,7 @@ export class S3ObjectStore implements ObjectStore {
     this.#baseDelayMs = options.baseDelayMs ?? 50;
     this.#maxDelayMs = options.maxDelayMs ?? 2000;
     this.#listPageSize = options.listPageSize;
+    this.#partBytes = options.streamPartBytes ?? STREAM_PART_BYTES;
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.#random = options.random ?? Math.random;
     if (!Number.isInteger(this.#maxRetries) || this.#maxRetries < 0) {
@@ -111,6 +156,53 @@ export class S3ObjectStore implements ObjectStore {
         throw error;
       }
     });
+  }
+
+  /** A multipart upload completed create-if-absent (invariant 5). */
+  async putStreamIfAbsent(
+    key: string,
+    body: AsyncIterable<Uint8Array>,
+  ): Promise<PutIfAbsentResult> {
+    let pending: Uint8Array[] = [];
+    let pendingBytes = 0;
+    let uploadId: string | undefined;
+    const parts: Array<{ PartNumber: number; ETag: string }> = [];
+    const flushPart = async () => {
+      uploadId ??= await this.#createUpload(key);
+      const partNumber = parts.length + 1;
+      const bytes = Buffer.concat(pending);
+      pending = [];
+      pendingBytes = 0;
+      const id = uploadId;
+      const out = await this.#withRetry('uploadPart', key, () =>
+        this.#client.send(
+          new UploadPartCommand({
+            Bucket: this.#bucket,
+            Key: key,
+            UploadId: id,
+            PartNumber: partNumber,
+            Body: bytes,
+          }),
+        ),
+      );
+      parts.push({ PartNumber: partNumber, ETag: out.ETag ?? '' });
+    };
+    try {
+      for await (const chunk of body) {
+        pending.push(chunk);
+        pendingBytes += chunk.byteLength;
+        if (pendingBytes >= this.#partBytes) await flushPart();
+      }
+      if (uploadId === undefined) return await this.putIfAbsent(key, Buffer.concat(pending));
+      if (pendingBytes > 0) await flushPart();
+      const result = await this.#completeUpload(key, uploadId, parts);
+      if (result === 'exists') await this.#abortUpload(key, uploadId);
+      uploadId = undefined;
+      return result;
+    } catch (error) {
+      if (uploadId !== undefined) await this.#abortUpload(key, uploadId);
+      throw error;
+    }
   }
 
   /** The whole object, or undefined on `NoSuchKey`. */
@@ -167,6 +259,71 @@ export class S3ObjectStore implements ObjectStore {
     });
   }
 
+  async #createUpload(key: string): Promise<string> {
+    const out = await this.#withRetry('putStreamIfAbsent', key, () =>
+      this.#client.send(new CreateMultipartUploadCommand({ Bucket: this.#bucket, Key: key })),
+    );
+    if (!out.UploadId) throw new InternalError(`s3 putStreamIfAbsent ${key}: no UploadId`);
+    return out.UploadId;
+  }
+
+  /**
+   * `CompleteMultipartUpload` with `If-None-Match: *`. 412 is `'exists'`. A
+   * retry after a lost response meets 412 (our own object: the caller
+   * verifies what it finds, as for `putIfAbsent`) or `NoSuchUpload` (the
+   * first attempt completed, or the upload is gone): then the key's presence
+   * decides.
+   */
+  async #completeUpload(
+    key: string,
+    uploadId: string,
+    parts: Array<{ PartNumber: number; ETag: string }>,
+  ): Promise<PutIfAbsentResult> {
+    let attempted = false;
+    return this.#withRetry('putStreamIfAbsent', key, async () => {
+      const retry = attempted;
+      attempted = true;
+      try {
+        await this.#client.send(
+          new CompleteMultipartUploadCommand({
+            Bucket: this.#bucket,
+            Key: key,
+            UploadId: uploadId,
+            MultipartUpload: { Parts: parts },
+            IfNoneMatch: '*',
+          }),
+        );
+        return 'created';
+      } catch (error) {
+        if (isPreconditionFailed(error)) return 'exists';
+        if (isConditionalConflict(error)) {
+          throw new UnavailableError(
+            `s3 putStreamIfAbsent ${key}: a concurrent conditional write conflicted (${describeS3Error(error)}); the upload was aborted, write again`,
+            { cause: error },
+          );
+        }
+        if (retry && isNoSuchUpload(error) && (await this.#exists(key))) return 'exists';
+        throw error;
+      }
+    });
+  }
+
+  /** Best effort: a failed abort leaves parts for the lifecycle rule (`abortIncompleteMultipartUpload`). */
+  async #abortUpload(key: string, uploadId: string): Promise<void> {
+    try {
+      await this.#client.send(
+        new AbortMultipartUploadCommand({ Bucket: this.#bucket, Key: key, UploadId: uploadId }),
+      );
+    } catch {
+      // Nothing to do: the caller's own error (or answer) is the one that matters.
+    }
+  }
+
+  async #exists(key: string): Promise<boolean> {
+    for await (const found of this.list(key)) if (found === key) return true;
+    return false;
+  }
+
   async #getObject(key: string) {
     try {
       return await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: key }));
@@ -182,6 +339,7 @@ export class S3ObjectStore implements ObjectStore {
       try {
         return await attempt();
       } catch (error) {
+        if (error instanceof UnavailableError || error instanceof InternalError) throw error;
         if (!isTransient(error)) {
           throw new InternalError(`s3 ${operation} ${key}: ${describeS3Error(error)}`, {
             cause: error,

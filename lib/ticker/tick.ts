@@ -1,8 +1,10 @@
 /**
  * One tick: find the shards with pending data (sparse index, O(active
- * shards)), flush each once (oldest pending first, by the protocol) with
- * bounded concurrency, and fan the rest out to workers past what one
- * invocation should do. Idle shards cost nothing: they are not in the index.
+ * shards)), flush each once (oldest pending first, by the protocol) with the
+ * concurrency the plan derives (`tick-plan.ts`), and fan the rest out to
+ * workers past what one invocation can do within the interval. Idle shards
+ * cost nothing: they are not in the index. Every tick emits the age of the
+ * oldest pending batch it saw (`pending-age.ts`), flushed or not.
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { type FlushDeps, type FlushOutcome, flushShard } from '../flush/flush-shard.js';
@@ -11,14 +13,22 @@ import { listPendingShards } from '../memtable/pending-index.js';
 import { Metric } from '../observability/metric-names.js';
 import { logger, metrics } from '../observability/telemetry.js';
 import { mapWithConcurrency } from './concurrency.js';
+import { oldestAgeMs, pendingAgeAfter, SETTLED } from './pending-age.js';
+import { FlushTimeEstimate, planTick, TICK_SIZING, type TickPlan } from './tick-plan.js';
 
 /** What a tick needs. */
 export interface TickDeps {
   flush: FlushDeps;
-  concurrency: number;
-  maxShardsPerTick: number;
+  /** The flush interval, the tick's time budget; undefined: no budget (every shard here). */
+  intervalMs?: number | undefined;
+  /** Override of the derived flushes in flight (`SHARDWAL_FLUSH_CONCURRENCY`). */
+  concurrency?: number | undefined;
+  /** Override of the derived shards flushed here (`SHARDWAL_MAX_SHARDS_PER_TICK`). */
+  maxShardsPerTick?: number | undefined;
   /** Hands shards to workers (one message per shard); absent → flush all here. */
   fanOut?: (shards: string[]) => Promise<void>;
+  /** Flush time learned across ticks; one per process by default. */
+  flushTime?: FlushTimeEstimate;
 }
 
 /** Summary of one tick. */
@@ -27,7 +37,17 @@ export interface TickSummary {
   fannedOut: number;
   outcomes: FlushOutcome[];
   failed: number;
+  /** The plan the tick ran with. */
+  plan: TickPlan;
+  /** Age of the oldest pending batch among the shards flushed here (0 when none). */
+  oldestPendingAgeMs: number;
 }
+
+/** Marks a shard handed to workers when the tick's budget ran out (P2 in `tick-plan.ts`). */
+const HANDED_OFF = Symbol('handed-off');
+
+/** Learned across the ticks of one process (warm Lambda invocations included). */
+const processFlushTime = new FlushTimeEstimate();
 
 /** Flushes `shard` once, reporting the outcome; never throws. */
 export async function flushAndReport(
@@ -47,31 +67,99 @@ export async function flushAndReport(
 
 /** Runs one tick. */
 export async function runTick(deps: TickDeps): Promise<TickSummary> {
-  const started = deps.flush.now();
-  const shards = await listPendingShards(deps.flush.table);
-  const here = deps.fanOut ? shards.slice(0, deps.maxShardsPerTick) : shards;
-  const elsewhere = deps.fanOut ? shards.slice(deps.maxShardsPerTick) : [];
-  if (elsewhere.length > 0) {
-    // A failed hand-off must not cost this tick its own shards; the rest stay pending.
-    await deps.fanOut!(elsewhere).catch((error: unknown) => {
-      logger.error('fan-out failed; those shards wait for the next tick', {
-        shards: elsewhere.length,
-        error: error as Error,
-      });
-    });
-  }
-  const results = await mapWithConcurrency(here, deps.concurrency, (shard) =>
-    flushAndReport(deps.flush, shard),
-  );
-  const outcomes = results.filter((outcome): outcome is FlushOutcome => outcome !== undefined);
+  const { now, table } = deps.flush;
+  const started = now();
+  const shards = await listPendingShards(table);
+  const flushTime = deps.flushTime ?? processFlushTime;
+  const plan = planTick({
+    activeShards: shards.length,
+    intervalMs: deps.intervalMs,
+    flushMs: flushTime.ms,
+    canFanOut: deps.fanOut !== undefined,
+    maxWalObjectBytes: deps.flush.maxWalObjectBytes,
+    concurrency: deps.concurrency,
+    maxShardsPerTick: deps.maxShardsPerTick,
+  });
+  const here = shards.slice(0, plan.here);
+  const elsewhere = shards.slice(plan.here);
+  const flushDeps = { ...deps.flush, maxWalObjectBytes: plan.flushBytes };
+  // P2: a tick that can fan out starts no flush past the first wave that would
+  // end beyond its budget; those shards go to workers.
+  const handOffAt =
+    deps.fanOut && plan.budgetMs !== undefined
+      ? started + Math.max(0, plan.budgetMs - flushTime.ms)
+      : Number.POSITIVE_INFINITY;
+  const late: string[] = [];
+  const flushTimes: number[] = [];
+  const ages: number[] = [];
+  let begun = 0;
+  const [results] = await Promise.all([
+    mapWithConcurrency(here, plan.concurrency, async (shard) => {
+      if (begun >= plan.concurrency && now() >= handOffAt) {
+        late.push(shard);
+        return HANDED_OFF;
+      }
+      begun++;
+      const flushStarted = now();
+      const outcome = await flushAndReport(flushDeps, shard);
+      flushTimes.push(now() - flushStarted);
+      if (outcome?.status === 'flushed') ages.push(outcome.lagMs);
+      return outcome;
+    }),
+    handOff(deps.fanOut, elsewhere),
+  ]);
+  await handOff(deps.fanOut, late);
+  flushTime.observe(flushTimes);
+  const ran = results.filter((result) => result !== HANDED_OFF);
+  const unsettled = here.filter((_, i) => {
+    const result = results[i];
+    return result !== HANDED_OFF && (result === undefined || !SETTLED.has(result.status));
+  });
+  ages.push(...(await unsettledAges(deps.flush, unsettled, plan.concurrency)));
+  const outcomes = ran.filter((outcome): outcome is FlushOutcome => outcome !== undefined);
+  const oldestPendingAgeMs = oldestAgeMs(ages);
   metrics.addMetric(Metric.activeShards, MetricUnit.Count, shards.length);
-  metrics.addMetric(Metric.tickDurationMs, MetricUnit.Milliseconds, deps.flush.now() - started);
-  if (elsewhere.length > 0)
-    metrics.addMetric(Metric.shardsFannedOut, MetricUnit.Count, elsewhere.length);
+  metrics.addMetric(Metric.oldestPendingAgeMs, MetricUnit.Milliseconds, oldestPendingAgeMs);
+  metrics.addMetric(Metric.tickDurationMs, MetricUnit.Milliseconds, now() - started);
+  const fannedOut = elsewhere.length + late.length;
+  if (fannedOut > 0) metrics.addMetric(Metric.shardsFannedOut, MetricUnit.Count, fannedOut);
   return {
     activeShards: shards.length,
-    fannedOut: elsewhere.length,
+    fannedOut,
     outcomes,
-    failed: results.length - outcomes.length,
+    failed: ran.length - outcomes.length,
+    plan,
+    oldestPendingAgeMs,
   };
+}
+
+/** Hands `shards` to workers, ten a message batch, a few batches at once. */
+async function handOff(fanOut: TickDeps['fanOut'], shards: readonly string[]): Promise<void> {
+  if (!fanOut || shards.length === 0) return;
+  const batches: string[][] = [];
+  for (let at = 0; at < shards.length; at += TICK_SIZING.fanOutBatch) {
+    batches.push(shards.slice(at, at + TICK_SIZING.fanOutBatch));
+  }
+  await mapWithConcurrency(batches, TICK_SIZING.fanOutConcurrency, (batch) =>
+    // A failed hand-off must not cost this tick its own shards; those stay pending.
+    fanOut(batch).catch((error: unknown) => {
+      logger.error('fan-out failed; those shards wait for the next tick', {
+        shards: batch.length,
+        error: error as Error,
+      });
+    }),
+  );
+}
+
+/** Ages of the oldest pending batch of shards whose flush did not commit; a failed read counts nothing. */
+async function unsettledAges(
+  deps: FlushDeps,
+  shards: readonly string[],
+  concurrency: number,
+): Promise<number[]> {
+  return mapWithConcurrency(shards, concurrency, (shard) =>
+    pendingAgeAfter(deps.table, deps.now, shard, undefined, (error) =>
+      logger.warn('could not date the oldest pending batch', { shard, error: error as Error }),
+    ),
+  );
 }

@@ -1,11 +1,13 @@
 /**
  * The flush-interval ticker as a timer loop (the local stack, and ticks inside
- * one scheduled Lambda invocation).
+ * one scheduled Lambda invocation), on the wall-clock grid (`grid.ts`).
  *
  * Semantics:
- * T1. The first tick fires one interval after `start()`.
- * T2. Missed ticks are delayed, not burst: the next tick is due one interval
- *     after the previous tick *ends*, however long it ran.
+ * T1. Ticks fall on the grid: the first at the first multiple of the interval
+ *     since the epoch after `start()`, then one per grid slot (G1).
+ * T2. Missed ticks are delayed, not burst: when a tick overruns, the next one
+ *     fires as soon as it ends, then ticks return to the grid (G2); ticks are
+ *     never queued up back to back.
  * T3. Flush requests (size trigger, shutdown) are served before ticks: every
  *     wake-up drains queued requests first, and a request wakes an idle loop
  *     at once rather than waiting for the next tick.
@@ -19,6 +21,7 @@
 import { SETTINGS } from '../config.js';
 import { ConfigError, UnavailableError } from '../errors.js';
 import { logger } from '../observability/telemetry.js';
+import { gridCeil, nextGridTick, nextTickAt, slotOf } from './grid.js';
 
 /** What the ticker drives. */
 export interface TickerOptions {
@@ -32,6 +35,9 @@ export interface TickerOptions {
   onError?: (error: unknown) => void;
 }
 
+/** Longest delay a Node timer takes (about 24.8 days); a longer wait re-arms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 interface Waiter {
   resolve: () => void;
   reject: (error: unknown) => void;
@@ -44,6 +50,8 @@ export class FlushTicker {
   readonly #requests = new Map<string, Waiter[]>();
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
+  /** The grid slot the next tick stands for, and when it fires (T1, T2). */
+  #dueSlot = 0;
   #nextTickAt = 0;
   #stopped = true;
   #finished = false;
@@ -63,7 +71,8 @@ export class FlushTicker {
   /** Starts ticking (T1). */
   start(): void {
     this.#stopped = false;
-    this.#nextTickAt = this.#now() + this.#options.intervalMs;
+    this.#dueSlot = nextGridTick(this.#now(), this.#options.intervalMs);
+    this.#nextTickAt = this.#dueSlot;
     this.#schedule();
   }
 
@@ -97,7 +106,10 @@ export class FlushTicker {
   #schedule(): void {
     if (this.#stopped) return;
     if (this.#timer) clearTimeout(this.#timer);
-    const delay = this.#requests.size > 0 ? 0 : Math.max(0, this.#nextTickAt - this.#now());
+    const delay =
+      this.#requests.size > 0
+        ? 0
+        : Math.min(MAX_TIMER_MS, Math.max(0, this.#nextTickAt - this.#now()));
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#running = this.#wake().finally(() => {
@@ -108,16 +120,22 @@ export class FlushTicker {
   }
 
   async #wake(): Promise<void> {
-    await this.#drainRequests();
-    if (this.#stopped || this.#now() < this.#nextTickAt) return;
-    try {
-      await this.#options.tick();
-    } catch (error) {
-      (this.#options.onError ?? reportTickError)(error);
-    } finally {
-      this.#nextTickAt = this.#now() + this.#options.intervalMs; // T2
+    const { intervalMs } = this.#options;
+    // Loops while the next tick is already due (T2: it fires as soon as the last ends).
+    for (;;) {
+      await this.#drainRequests();
+      if (this.#stopped || this.#now() < this.#nextTickAt) return;
+      const slot = slotOf(this.#dueSlot, this.#now(), intervalMs);
+      try {
+        await this.#options.tick();
+      } catch (error) {
+        (this.#options.onError ?? reportTickError)(error);
+      } finally {
+        const next = nextTickAt(slot, this.#now(), intervalMs);
+        this.#dueSlot = next.slotMs;
+        this.#nextTickAt = next.atMs;
+      }
     }
-    await this.#drainRequests();
   }
 
   async #drainRequests(): Promise<void> {
@@ -141,27 +159,37 @@ function reportTickError(error: unknown): void {
 /** Inputs of `runTicksUntil`. */
 export interface TickLoopOptions {
   intervalMs: number;
-  /** Wall-clock time by which the last tick must have started and had `reserveMs` left. */
+  /** The loop runs the grid ticks whose slots fall in [fromMs, untilMs): its window. */
+  fromMs: number;
+  untilMs: number;
+  /** No tick starts at or after this (the invocation's own deadline, less a tick's reserve). */
   deadlineMs: number;
-  /** Time kept free at the end for one tick to finish. */
-  reserveMs: number;
   tick: () => Promise<void>;
   now: () => number;
   sleep: (ms: number) => Promise<void>;
 }
 
 /**
- * Ticks inside one scheduled invocation: at once, then one interval after each
- * tick ends (T2), while a tick can still start with `reserveMs` to spare.
- * Returns the number of ticks run.
+ * Ticks inside one scheduled invocation: every grid slot of the window (T1),
+ * delayed-not-burst (T2). A loop that starts late ticks at once for the
+ * latest slot it missed; one whose tick overruns the window's end starts no
+ * other (the next window's invocation has the grid from there). Returns the
+ * number of ticks run.
  */
 export async function runTicksUntil(options: TickLoopOptions): Promise<number> {
+  const { intervalMs, untilMs } = options;
+  const stopAt = Math.min(untilMs, options.deadlineMs);
+  let due = gridCeil(options.fromMs, intervalMs);
   let ticks = 0;
-  for (;;) {
+  while (due < untilMs) {
+    const wait = due - options.now();
+    if (wait > 0) await options.sleep(wait);
+    const startedAt = options.now();
+    if (startedAt >= stopAt) break;
+    const slot = slotOf(due, startedAt, intervalMs);
     await options.tick();
     ticks++;
-    const nextAt = options.now() + options.intervalMs;
-    if (nextAt + options.reserveMs > options.deadlineMs) return ticks;
-    await options.sleep(nextAt - options.now());
+    due = nextTickAt(slot, options.now(), intervalMs).slotMs;
   }
+  return ticks;
 }

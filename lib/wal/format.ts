@@ -3,14 +3,21 @@
  * in docs/wal-format.md; `encode.ts` writes it and `decode.ts` reads it.
  */
 
+import type { Row } from '../rows/row.js';
+
 /** First field of every WAL object's header line. */
 export const WAL_MAGIC = 'shardwal-wal';
 
-/** The format version this code writes. */
-export const WAL_FORMAT_VERSION = 1;
+/**
+ * The format version this code writes. v2 stores rows and keys exactly
+ * (`lib/rows`): `row` is the row's text as sent and `k` a key id, a JSON
+ * string or number. v1 stored `JSON.stringify` of parsed rows and every key
+ * as a string; it is still read, its keys as string keys.
+ */
+export const WAL_FORMAT_VERSION = 2;
 
 /** Versions this code reads. */
-export const WAL_READABLE_VERSIONS = [1] as const;
+export const WAL_READABLE_VERSIONS = [1, 2] as const;
 
 /** A JSON object, as rows are. */
 export type JsonObject = { [key: string]: JsonValue };
@@ -39,14 +46,11 @@ export interface WalHeader {
 }
 
 /** One row record. A keyless row has no key; a delete has a key and no row. */
-export interface WalRow {
+export interface WalRow extends Row {
   /** Batch seq the row was put in. */
   seq: number;
   /** Shard-wide row offset: firstRowOffset + index in the object. */
   offset: number;
-  key?: string;
-  delete?: true;
-  row?: JsonObject;
 }
 
 /** A decoded WAL object. */

@@ -1,8 +1,12 @@
 /**
  * The line-level rules of the framing (`framing.ts`): splitting on `\n`, and
  * checking each line in order while keeping the running CRC and record count.
- * `frame-reader.ts` feeds it from a buffer or a stream.
+ * `frame-reader.ts` feeds it from a buffer or a stream: line by line
+ * (`LineSplitter` + `FrameParser.line`), or a decompressed chunk at a time
+ * (`FrameScanner`, the hot path of replay and export), both applying the
+ * same rules in the same order.
  */
+import { isAscii, isUtf8 } from 'node:buffer';
 import { crc32 } from 'node:zlib';
 import { CorruptDataError, UnknownFormatVersionError, UnknownRecordTagError } from '../errors.js';
 import { type FrameFields, type FrameFormat, FrameTag } from './framing.js';
@@ -61,10 +65,29 @@ export class FrameParser {
 
   /** Parses one line (without its `\n`); returns undefined for the trailer. */
   line(bytes: Buffer): FramedLine | undefined {
+    const line = this.next();
+    const framed = this.check(this.#text(bytes, line), line);
+    if (framed) {
+      this.#crc = crc32(bytes, this.#crc);
+      this.#crc = crc32('\n', this.#crc);
+    }
+    return framed;
+  }
+
+  /** Numbers the next line; fails when it follows the trailer. */
+  next(): number {
     const line = ++this.#line;
     if (this.#ended) this.#fail(`line ${line}: data after the trailer`);
-    const text = this.#text(bytes, line);
-    const fields = this.#json(text, line);
+    return line;
+  }
+
+  /**
+   * Checks line `line` (numbered by `next`), given as valid text; returns
+   * undefined for the trailer, which is checked against the CRC so far: the
+   * caller must have added every byte before this line (`absorb`).
+   */
+  check(text: string, line: number): FramedLine | undefined {
+    const fields = (line > 1 && this.format.parseRecord?.(text)) || this.#json(text, line);
     const tag = fields.t;
     if (line === 1) this.#checkHeader(fields);
     else if (tag === FrameTag.trailer) return this.#trailer(fields, text);
@@ -74,9 +97,17 @@ export class FrameParser {
       const known = [FrameTag.header, ...this.format.recordTags, FrameTag.trailer];
       throw new UnknownRecordTagError(this.objectKey, line, tag, known);
     } else this.#records += 1;
-    this.#crc = crc32(bytes, this.#crc);
-    this.#crc = crc32('\n', this.#crc);
     return { line, tag: tag as string, fields };
+  }
+
+  /** Counts a record line its format read directly (it checked the tag). */
+  countRecord(): void {
+    this.#records += 1;
+  }
+
+  /** Adds bytes (lines with their `\n`) to the CRC; nothing after the trailer counts. */
+  absorb(bytes: Buffer): void {
+    if (!this.#ended && bytes.length > 0) this.#crc = crc32(bytes, this.#crc);
   }
 
   /** Called at the end of input with the count of bytes after the last `\n`. */
@@ -157,5 +188,140 @@ export class FrameParser {
 
   #fail(problem: string, cause?: unknown): never {
     throw new CorruptDataError(this.objectKey, problem, { cause });
+  }
+}
+
+/** What a sink returns: a promise when the scan must wait for it (backpressure). */
+export type Wait = Promise<void> | undefined | void;
+
+/**
+ * Reads a record line written in the exact form its format's writer
+ * produces, from its bytes (`bytes[start, end)`, valid UTF-8 without the
+ * `\n`; `ascii` when every byte is ASCII), straight into the format's
+ * record; undefined for any other line, which then takes the generic path
+ * (`FrameParser.check`). It must return a record only for a line the generic
+ * path reads as a record of a known tag, and then the record the format's
+ * own mapping of that line would give.
+ */
+export type CanonicalReader<R> = (
+  bytes: Buffer,
+  start: number,
+  end: number,
+  ascii: boolean,
+) => R | undefined;
+
+/** Where `FrameScanner` hands the lines it checked. */
+export interface FrameSink<R> {
+  /** The format's canonical reader (none: every line takes the generic path). */
+  canonical?: CanonicalReader<R>;
+  /** The header, and each record the canonical reader did not take, with its bytes (valid only during the call). */
+  line(line: FramedLine, bytes: Buffer): Wait;
+  /** A record the canonical reader took, with its 1-based line number. */
+  record(record: R, line: number): Wait;
+}
+
+const TextMode = { ascii: 0, utf8: 1, invalid: 2 } as const;
+
+/**
+ * Checks a framed object a decompressed chunk at a time, with the rules and
+ * error order of `FrameParser.line`, but without its per-line costs: the
+ * UTF-8 check runs once over a chunk's complete lines (`isUtf8`, native),
+ * the CRC once per chunk, and record lines in canonical form skip the
+ * generic parse (`FrameSink.canonical`). A chunk that is not valid UTF-8 is
+ * read line by line with `FrameParser.line`, so its first fault is reported
+ * at the same line with the same message; a line split across chunks is
+ * joined and read on its own.
+ */
+export class FrameScanner<R> {
+  readonly #parser: FrameParser;
+  #carry: Buffer[] = [];
+  #carryBytes = 0;
+
+  constructor(
+    objectKey: string,
+    format: FrameFormat,
+    private readonly sink: FrameSink<R>,
+  ) {
+    this.#parser = new FrameParser(objectKey, format);
+  }
+
+  /** Checks every line `chunk` completes; resolves once the sink has taken them. */
+  async push(chunk: Buffer): Promise<void> {
+    let from = 0;
+    if (this.#carryBytes > 0 || this.#carry.length > 0) {
+      const nl = chunk.indexOf(0x0a);
+      if (nl === -1) {
+        this.#carry.push(chunk);
+        this.#carryBytes += chunk.length;
+        return;
+      }
+      const joined = Buffer.concat([...this.#carry, chunk.subarray(0, nl + 1)]);
+      this.#carry = [];
+      this.#carryBytes = 0;
+      await this.#lines(joined);
+      from = nl + 1;
+    }
+    const last = chunk.lastIndexOf(0x0a);
+    if (last >= from) {
+      await this.#lines(
+        from === 0 && last === chunk.length - 1 ? chunk : chunk.subarray(from, last + 1),
+      );
+      from = last + 1;
+    }
+    if (from < chunk.length) {
+      this.#carry.push(chunk.subarray(from));
+      this.#carryBytes += chunk.length - from;
+    }
+  }
+
+  /** Called at the end of input: fails unless the trailer was read and nothing follows it. */
+  end(): void {
+    this.#parser.end(this.#carryBytes);
+  }
+
+  /** Checks whole lines (`bytes` ends with `\n`). */
+  async #lines(bytes: Buffer): Promise<void> {
+    const mode = isAscii(bytes) ? TextMode.ascii : isUtf8(bytes) ? TextMode.utf8 : TextMode.invalid;
+    if (mode === TextMode.invalid) return this.#linesOneByOne(bytes);
+    const parser = this.#parser;
+    const { canonical } = this.sink;
+    let crcFrom = 0;
+    const ascii = mode === TextMode.ascii;
+    for (let start = 0; start < bytes.length; ) {
+      const end = bytes.indexOf(0x0a, start);
+      const line = parser.next();
+      const record =
+        line > 1 && canonical !== undefined ? canonical(bytes, start, end, ascii) : undefined;
+      let wait: Wait;
+      if (record !== undefined) {
+        parser.countRecord();
+        wait = this.sink.record(record, line);
+      } else {
+        // The trailer is checked against the CRC of every byte before it.
+        parser.absorb(bytes.subarray(crcFrom, start));
+        crcFrom = start;
+        // latin1 is the cheapest exact decode of ASCII; otherwise the bytes are known valid UTF-8.
+        const text = bytes.toString(ascii ? 'latin1' : 'utf8', start, end);
+        const framed = parser.check(text, line);
+        if (framed) wait = this.sink.line(framed, bytes.subarray(start, end));
+      }
+      if (wait) await wait;
+      start = end + 1;
+    }
+    parser.absorb(bytes.subarray(crcFrom));
+  }
+
+  /** The per-line path, for bytes that are not all valid UTF-8: the first fault is found where `line` finds it. */
+  async #linesOneByOne(bytes: Buffer): Promise<void> {
+    for (let start = 0; start < bytes.length; ) {
+      const end = bytes.indexOf(0x0a, start);
+      const line = bytes.subarray(start, end);
+      const framed = this.#parser.line(line);
+      if (framed) {
+        const wait = this.sink.line(framed, line);
+        if (wait) await wait;
+      }
+      start = end + 1;
+    }
   }
 }

@@ -18,6 +18,7 @@
  */
 import { crc32, gzipSync } from 'node:zlib';
 import { InternalError } from '../errors.js';
+import { stringifyLine } from '../rows/raw-json.js';
 
 /** Tags the framing itself owns. Formats must not reuse them for records. */
 export const FrameTag = { header: 'h', trailer: 'e' } as const;
@@ -44,9 +45,15 @@ export interface FrameFormat {
   readableVersions: readonly number[];
   /** Tags allowed on record lines (never 'h' or 'e'). */
   recordTags: readonly string[];
+  /**
+   * Reads a record line without `JSON.parse` of its raw members (`lib/rows`):
+   * their values come back as `RawJson`. Undefined for a line it cannot read,
+   * which is then parsed whole and judged by the format's own rules.
+   */
+  parseRecord?: (text: string) => FrameFields | undefined;
 }
 
-/** The fields of one line, `t` excluded when writing. */
+/** The fields of one line, `t` excluded when writing; `RawJson` values are written verbatim. */
 export type FrameFields = Record<string, unknown>;
 
 /** One record to write: its tag and fields, in the order they are written. */
@@ -102,7 +109,7 @@ export class FrameWriter {
   }
 
   #line(value: FrameFields): Buffer {
-    const bytes = Buffer.from(JSON.stringify(value) + '\n', 'utf8');
+    const bytes = Buffer.from(stringifyLine(value) + '\n', 'utf8');
     this.#crc = crc32(bytes, this.#crc);
     return bytes;
   }

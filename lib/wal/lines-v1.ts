@@ -1,16 +1,21 @@
 /**
- * The lines of a WAL v1 object: which fields each holds, in the order the
- * encoder writes them (fixed, so equal objects encode to equal bytes), and
- * their strict mapping back. Values are checked by `WalChecker`; this file
- * checks that each line holds exactly its fields.
+ * The lines of a WAL object (v2, and v1 read the same way): which fields each
+ * holds, in the order the encoder writes them (fixed, so equal objects encode
+ * to equal bytes), and their strict mapping back. Values are checked by
+ * `WalChecker`; this file checks that each line holds exactly its fields.
  *
- *   {"t":"h","magic":"shardwal-wal","v":1,"shard":..,"position":..,"epoch":..,"firstSeq":..,
+ *   {"t":"h","magic":"shardwal-wal","v":2,"shard":..,"position":..,"epoch":..,"firstSeq":..,
  *    "lastSeq":..,"firstRowOffset":..,"rowCount":..,"voidSeqs":[..],"createdAtMs":..}
- *   {"t":"r","s":<seq>,"o":<offset>,"k":<key, keyed rows only>,"d":1 <deletes only>,"row":{..} <puts only>}
+ *   {"t":"r","s":<seq>,"o":<offset>,"k":<key id, keyed rows only>,"d":1 <deletes only>,"row":<row text, puts only>}
  *   {"t":"e","rows":<count>,"crc32":<uint32>}
+ *
+ * Row lines carry the row text and key id verbatim (`lib/rows`); in v1 the
+ * key was always a JSON string, which reads as the same id.
  */
 
-import type { JsonObject, WalHeader, WalRow } from './format.js';
+import { RawJson } from '../rows/raw-json.js';
+import { readRowLine } from '../rows/row-line.js';
+import type { WalHeader, WalRow } from './format.js';
 import { WAL_FORMAT_VERSION, WAL_MAGIC, WAL_READABLE_VERSIONS } from './format.js';
 import type { FrameFields, FrameFormat } from './framing.js';
 import type { Fail } from './wal-check.js';
@@ -26,7 +31,18 @@ export const WAL_FRAME: FrameFormat = {
   version: WAL_FORMAT_VERSION,
   readableVersions: WAL_READABLE_VERSIONS,
   recordTags: [WalTag.row],
+  parseRecord: parseRawRecord,
 };
+
+/** A row line's fields with `k` and `row` as `RawJson` (`lib/rows/row-line.ts`). */
+export function parseRawRecord(text: string): FrameFields | undefined {
+  const line = readRowLine(text);
+  if (!line) return undefined;
+  const fields: FrameFields = { ...line.fields };
+  if (line.keyText !== undefined) fields.k = new RawJson(line.keyText);
+  if (line.rowText !== undefined) fields.row = new RawJson(line.rowText);
+  return fields;
+}
 
 const FRAME_KEYS = ['t', 'magic', 'v'];
 const HEADER_FIELDS = [
@@ -61,9 +77,9 @@ export function headerFields(header: WalHeader): FrameFields {
 /** A row's fields after `t`, in written order; absent ones are omitted, never null. */
 export function rowFields(row: WalRow): FrameFields {
   const fields: FrameFields = { s: row.seq, o: row.offset };
-  if (row.key !== undefined) fields.k = row.key;
+  if (row.key !== undefined) fields.k = new RawJson(row.key);
   if (row.delete) fields.d = 1;
-  else fields.row = row.row;
+  else fields.row = row.text === undefined ? undefined : new RawJson(row.text);
   return fields;
 }
 
@@ -90,11 +106,21 @@ export function parseRow(fields: FrameFields, where: string, fail: Fail): WalRow
     if (!Object.hasOwn(fields, key)) fail(`${where}: row has no "${key}" field`);
   }
   const row: WalRow = { seq: fields.s as number, offset: fields.o as number };
-  if (Object.hasOwn(fields, 'k')) row.key = fields.k as string;
+  if (Object.hasOwn(fields, 'k')) {
+    const key = fields.k;
+    // A line read whole (not raw) holds a plain JSON value: a string key reads as its literal.
+    if (key instanceof RawJson) row.key = key.text;
+    else if (typeof key === 'string') row.key = JSON.stringify(key);
+    else fail(`${where}: key must be a JSON string or number, got ${show(key)}`);
+  }
   if (Object.hasOwn(fields, 'd')) {
     if (fields.d !== 1) fail(`${where}: "d" must be 1 when present, got ${show(fields.d)}`);
     row.delete = true;
   }
-  if (Object.hasOwn(fields, 'row')) row.row = fields.row as JsonObject;
+  if (Object.hasOwn(fields, 'row')) {
+    // Read raw, a row is always an object's text; read whole, it is whatever the line held.
+    if (fields.row instanceof RawJson) row.text = fields.row.text;
+    else fail(`${where}: row must be a JSON object, got ${show(fields.row)}`);
+  }
   return row;
 }

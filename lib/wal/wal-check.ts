@@ -12,8 +12,9 @@
  * 4. Row seqs lie within [firstSeq, lastSeq] and never decrease.
  * 5. Every seq in [firstSeq, lastSeq] holds rows or is void, never both
  *    (a batch that was written has at least one row).
- * 6. A row is a put (`row` a JSON object, optional string `key`) or a delete
- *    (`delete: true`, a string `key`, no `row`).
+ * 6. A row is a put (`row` a JSON object's text, an optional key id) or a
+ *    delete (`delete: true`, a key id, no `row`). A key id is a JSON string
+ *    or number's text (`lib/rows/key-id.ts`).
  */
 import { SHARD_NAME_PATTERN } from '../paths.js';
 import type { WalHeader, WalRow } from './format.js';
@@ -61,9 +62,18 @@ export function show(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
-/** True for a JSON object: not null, not an array. */
-export function isJsonObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** True for the text of a JSON object (its braces; the content is trusted to the checksum). */
+export function isObjectText(value: unknown): boolean {
+  return typeof value === 'string' && value.startsWith('{') && value.endsWith('}');
+}
+
+const NUMBER_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/** True for a key id: a JSON string literal or a JSON number's text. */
+export function isKeyId(value: unknown): boolean {
+  if (typeof value !== 'string' || value.length === 0) return false;
+  if (value.startsWith('"')) return value.length >= 2 && value.endsWith('"');
+  return NUMBER_TEXT.test(value);
 }
 
 /** Applies the rules to one object: construct with its header, call `row` per row, then `finish`. */
@@ -151,17 +161,17 @@ export class WalChecker {
   }
 
   #checkShape(row: WalRow, where: string): void {
-    if (row.key !== undefined && typeof row.key !== 'string') {
-      this.fail(`${where}: key must be a string, got ${show(row.key)}`);
+    if (row.key !== undefined && !isKeyId(row.key)) {
+      this.fail(`${where}: key must be a JSON string or number, got ${show(row.key)}`);
     }
     if (row.delete !== undefined && row.delete !== true) {
       this.fail(`${where}: delete must be true when present, got ${show(row.delete)}`);
     }
     if (row.delete) {
       if (row.key === undefined) this.fail(`${where}: a delete must have a key`);
-      if (row.row !== undefined) this.fail(`${where}: a delete must not carry a row`);
-    } else if (!isJsonObject(row.row)) {
-      this.fail(`${where}: row must be a JSON object, got ${show(row.row)}`);
+      if (row.text !== undefined) this.fail(`${where}: a delete must not carry a row`);
+    } else if (!isObjectText(row.text)) {
+      this.fail(`${where}: row must be a JSON object, got ${show(row.text)}`);
     }
   }
 }

@@ -9,14 +9,15 @@ export const AOF_KEY = aofKey('s1', 12);
 /** A valid export of shard s1 covering positions below 12. */
 export function aofObject(overrides: Partial<AofObject> = {}): AofObject {
   const keyed: AofKeyedRow[] = overrides.keyed ?? [
-    { key: 'a', seq: 3, offset: 4, row: { id: 'a', v: 1 } },
-    { key: 'b', seq: 9, offset: 20, row: { id: 'b', nested: { x: [1, 2] } } },
-    { key: 'é', seq: 5, offset: 9, row: { id: 'é' } },
+    { key: '7', seq: 2, offset: 2, text: '{"id":7,"big":12345678901234567890}' },
+    { key: '"a"', seq: 3, offset: 4, text: '{"id":"a","v":1}' },
+    { key: '"b"', seq: 9, offset: 20, text: '{"id":"b","nested":{"x":[1,2]}}' },
+    { key: '"é"', seq: 5, offset: 9, text: '{"id":"é"}' },
   ];
   const keyless: AofKeylessRow[] = overrides.keyless ?? [
-    { seq: 1, offset: 0, row: { n: 0 } },
-    { seq: 1, offset: 1, row: { n: 1 } },
-    { seq: 7, offset: 15, row: { n: 2 } },
+    { seq: 1, offset: 0, text: '{"n":0}' },
+    { seq: 1, offset: 1, text: '{"n":1,"x":-0,"y":1e400}' },
+    { seq: 7, offset: 15, text: '{"n":2}' },
   ];
   return {
     header: {

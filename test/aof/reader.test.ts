@@ -35,9 +35,9 @@ interface Case {
 const CASES: Case[] = [
   {
     when: 'the version is unknown',
-    bytes: () => reframed(([h, ...rest]) => [{ ...h, v: 2 }, ...rest]),
+    bytes: () => reframed(([h, ...rest]) => [{ ...h, v: 3 }, ...rest]),
     error: UnknownFormatVersionError,
-    message: 'unknown AOF format version 2; this reader supports 1',
+    message: 'unknown AOF format version 3; this reader supports 1, 2',
   },
   {
     when: 'a record tag is unknown',
@@ -54,7 +54,7 @@ const CASES: Case[] = [
   {
     when: 'a byte of content changed under the checksum',
     bytes: async () =>
-      editText(await writeAof(aofObject()), (text) => text.replace('"v":1}', '"v":2}')),
+      editText(await writeAof(aofObject()), (text) => text.replace('"v":1}', '"v":5}')),
     error: CorruptDataError,
     message: 'checksum mismatch',
   },
@@ -93,7 +93,7 @@ const CASES: Case[] = [
     when: 'the header counts disagree with the records',
     bytes: () => reframed(([h, ...rest]) => [{ ...h, keylessCount: 4 }, ...rest]),
     error: CorruptDataError,
-    message: 'header says 3 keyed and 4 keyless records, the export has 3 and 3',
+    message: 'header says 4 keyed and 4 keyless records, the export has 4 and 3',
   },
   {
     when: 'a row offset is at or beyond nextRowOffset',

@@ -12,6 +12,7 @@ import {
 import { decodeAof, readAof } from '../../lib/aof/reader.js';
 import { AofWriter } from '../../lib/aof/writer.js';
 import { InternalError } from '../../lib/errors.js';
+import { compareKeyIds } from '../../lib/rows/key-id.js';
 import { encodeFrame } from '../../lib/wal/framing.js';
 import { caught, chunks } from '../wal/helpers.js';
 import { AOF_KEY, aofObject, writeAof } from './helpers.js';
@@ -33,7 +34,7 @@ describe(AofWriter, () => {
       ]);
       const text = gunzipSync(await writeAof(object)).toString('utf8');
       expect(text).toBe(gunzipSync(framed).toString('utf8'));
-      expect(JSON.parse(text.split('\n')[0]!)).toMatchObject({ t: 'h', magic: AOF_MAGIC, v: 1 });
+      expect(JSON.parse(text.split('\n')[0]!)).toMatchObject({ t: 'h', magic: AOF_MAGIC, v: 2 });
     });
 
     it('writes an export with no rows at all', async () => {
@@ -51,10 +52,19 @@ describe(AofWriter, () => {
           fc.array(rowArb, { maxLength: 60 }),
           fc.integer({ min: 1, max: 300 }),
           async (keys, keylessRows, chunkSize) => {
-            const sorted = [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+            const sorted = keys.map((key) => JSON.stringify(key)).sort(compareKeyIds);
             const object = aofObject({
-              keyed: sorted.map((key, i) => ({ key, seq: 1 + i, offset: 2 * i, row: { key } })),
-              keyless: keylessRows.map((row, i) => ({ seq: 1 + i, offset: 2 * i + 1, row })),
+              keyed: sorted.map((key, i) => ({
+                key,
+                seq: 1 + i,
+                offset: 2 * i,
+                text: `{"key":${key}}`,
+              })),
+              keyless: keylessRows.map((row, i) => ({
+                seq: 1 + i,
+                offset: 2 * i + 1,
+                text: JSON.stringify(row),
+              })),
               header: { lastSeq: 100, nextRowOffset: 200 } as never,
             });
             object.header.keyedCount = object.keyed.length;
@@ -87,13 +97,13 @@ describe(AofWriter, () => {
       object.header.keyedCount = 7;
       const error = await caught(() => writeAof(object));
       expect(error).toBeInstanceOf(InternalError);
-      expect(error.message).toContain('header says 7 keyed rows, 3 were given');
+      expect(error.message).toContain('header says 7 keyed rows, 4 were given');
     });
 
     it('refuses keyless rows whose offsets do not ascend', async () => {
       const writer = new AofWriter(AOF_KEY);
-      await writer.keyless({ seq: 1, offset: 5, row: {} });
-      expect(await caught(() => writer.keyless({ seq: 1, offset: 5, row: {} }))).toBeInstanceOf(
+      await writer.keyless({ seq: 1, offset: 5, text: '{}' });
+      expect(await caught(() => writer.keyless({ seq: 1, offset: 5, text: '{}' }))).toBeInstanceOf(
         InternalError,
       );
       writer.abort();

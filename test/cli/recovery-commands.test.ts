@@ -20,11 +20,13 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.js';
 import type { LocalSettings } from '../../lib/local/local-settings.js';
+import { manifestKey, manifestPrefix } from '../../lib/manifest/format.js';
 import { startDynalite } from '../../lib/memtable/dynalite-server.js';
 import { META_SK, shardPk } from '../../lib/memtable/table.js';
-import { aofKey, aofPrefix, walKey, walPrefix } from '../../lib/paths.js';
+import { walKey, walPrefix } from '../../lib/paths.js';
 import { eventually, postJson, send } from '../local/http-client.js';
 import { testStackSettings } from '../support/local-stack.js';
+import { expireBatchItems } from '../support/shard-item.js';
 import { cli, jsonLines, useEnv } from './cli-io.js';
 import { startS3, uploadObjects } from './s3-emulator.js';
 
@@ -138,7 +140,7 @@ describe('recovery commands', () => {
       const exported = await cli(['export', 'orders', '--data-dir', dataDir]);
       expect(exported.code, exported.stderr).toBe(0);
       expect(exported.stdout).toMatch(/^export shard orders: EXPORTED in /);
-      expect(exported.stdout).toContain(aofKey('orders', 3));
+      expect(exported.stdout).toContain(manifestKey('orders', 3));
       for (const body of SECOND) await put(stack.info.httpUrl, 'orders', body);
       expect(await statusOf('orders', dataDir)).toMatchObject({ aofWatermark: 3, walNextPos: 6 });
 
@@ -152,7 +154,7 @@ describe('recovery commands', () => {
 
       const dump = await cli(['dump', 'orders', '--data-dir', dataDir]);
       expect(dump.code, dump.stderr).toBe(0);
-      expect(dump.stderr).toContain(`from the AOF export ${aofKey('orders', 3)}`);
+      expect(dump.stderr).toContain(`from the export ${manifestKey('orders', 3)}`);
       expect(fold(jsonLines(dump.stdout))).toEqual(FOLDED);
     });
   });
@@ -194,7 +196,7 @@ describe('recovery commands', () => {
       const after = await cli(['dump', 'gamma', '--data-dir', copy]);
       expect(after.code, after.stderr).toBe(0);
       expect(after.stderr).toBe(
-        `note: rows below WAL position 6 come from the AOF export ${aofKey('gamma', 6)} (1 live keys, 3 keyless rows); the WAL follows from position 6\n`,
+        `note: rows below WAL position 6 come from the export ${manifestKey('gamma', 6)} (1 live keys, 3 keyless rows); the WAL follows from position 6\n`,
       );
       const rows = jsonLines(after.stdout);
       expect(fold(rows)).toEqual(fold(jsonLines(before.stdout)));
@@ -206,6 +208,46 @@ describe('recovery commands', () => {
       const walOnly = await cli(['dump', 'gamma', '--wal-only', '--data-dir', copy]);
       expect(walOnly).toMatchObject({ code: 0, stdout: '' });
       expect(walOnly.stderr).toContain('dumping the WAL from position 6');
+    });
+
+    it('recover restores shards from the object store alone when the DynamoDB state is gone', async () => {
+      const copy = await copyOfData();
+      await rm(path.join(copy, 'dynamodb'), { recursive: true, force: true });
+      const refused = await cli(['status', 'gamma', '--data-dir', copy]);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain('no shardwal data');
+      for (const shard of ['gamma', 'orders']) {
+        const rebuilt = await cli(['recover', shard, '--data-dir', copy]);
+        expect(rebuilt.code, rebuilt.stdout + rebuilt.stderr).toBe(0);
+        expect(rebuilt.stdout).toMatch(new RegExp(`^rebuild shard ${shard}: REBUILT`));
+        const dump = await cli(['dump', shard, '--data-dir', copy]);
+        expect(dump.code, dump.stderr).toBe(0);
+        expect(fold(jsonLines(dump.stdout))).toEqual(FOLDED);
+      }
+      expect(await statusOf('gamma', copy)).toMatchObject({
+        walNextPos: 6,
+        durableSeq: 6,
+        nextSeq: 7,
+      });
+      const verify = await cli(['recover', '--verify', '--all', '--json', '--data-dir', copy]);
+      expect(JSON.parse(verify.stdout)).toMatchObject({ shards: 2, findings: 0 });
+    });
+
+    it('recover restores a shard through a stack started on a folder whose DynamoDB state is gone', async () => {
+      const copy = await copyOfData();
+      await rm(path.join(copy, 'dynamodb'), { recursive: true, force: true });
+      const fresh = await startStack(copy);
+      try {
+        const rebuilt = await cli(['recover', 'orders', '--data-dir', copy]);
+        expect(rebuilt.code, rebuilt.stdout + rebuilt.stderr).toBe(0);
+        // The shard takes puts again, after the rows it held.
+        const seq = await put(fresh.info.httpUrl, 'orders', { rows: [{ n: 4 }] });
+        expect(seq).toBe(7);
+        const dump = await cli(['dump', 'orders', '--data-dir', copy]);
+        expect(fold(jsonLines(dump.stdout)).keyless).toEqual([...FOLDED.keyless, { n: 4 }]);
+      } finally {
+        await fresh.stop();
+      }
     });
 
     it('dump from an export continues with the WAL tail after it', async () => {
@@ -224,7 +266,7 @@ describe('recovery commands', () => {
       const text = await cli(['recover', 'orders', '--verify', '--data-dir', dataDir]);
       expect(text).toMatchObject({ code: 0, stderr: '' });
       expect(text.stdout).toMatch(/^verify shard orders: OK in [\d.]+ s\n {2}export {6}/);
-      expect(text.stdout).toContain(`${aofKey('orders', 3)} (verified whole)`);
+      expect(text.stdout).toContain(`${manifestKey('orders', 3)} (verified whole)`);
       const json = await cli(['recover', 'orders', '--verify', '--json'], {
         SHARDWAL_DATA_DIR: dataDir,
       });
@@ -269,6 +311,8 @@ describe('recovery commands', () => {
       const dynamo = await startDynalite({ path: path.join(copy, 'dynamodb') });
       try {
         await dynamo.client.send(new PutItemCommand({ TableName: 'shardwal', Item: ordersBackup }));
+        // A restore older than the batch items' lifetime: they expired meanwhile.
+        await expireBatchItems({ client: dynamo.client, tableName: 'shardwal' }, 'orders', 1_000);
       } finally {
         await dynamo.close();
       }
@@ -368,7 +412,7 @@ describe('recovery commands', () => {
         const exported = await cli(['export', 'gamma', ...aws], env);
         expect(exported.code, exported.stdout + exported.stderr).toBe(0);
         expect(exported.stdout).toMatch(/^export shard gamma: EXPORTED/);
-        expect(await bucket.get(aofKey('gamma', 6))).toBeDefined();
+        expect(await bucket.get(manifestKey('gamma', 6))).toBeDefined();
         const verify = await cli(['recover', '--verify', '--all', ...aws], env);
         expect(verify.code, verify.stdout).toBe(0);
         expect(verify.stdout).toMatch(/^verify all: 2 shards, 2 OK, 0 finding\(s\)/);
@@ -377,11 +421,11 @@ describe('recovery commands', () => {
         expect(fold(jsonLines(dump.stdout))).toEqual(FOLDED);
         // Without the table, the dump still starts from the newest export.
         const bucketOnly = await cli(['dump', 'gamma', '--bucket', 'shardwal-data'], env);
-        expect(bucketOnly.stderr).toContain(`from the AOF export ${aofKey('gamma', 6)}`);
+        expect(bucketOnly.stderr).toContain(`from the export ${manifestKey('gamma', 6)}`);
         expect(fold(jsonLines(bucketOnly.stdout))).toEqual(FOLDED);
         const exports = [];
-        for await (const key of bucket.list(aofPrefix('gamma'))) exports.push(key);
-        expect(exports).toEqual([aofKey('gamma', 6)]);
+        for await (const key of bucket.list(manifestPrefix('gamma'))) exports.push(key);
+        expect(exports).toEqual([manifestKey('gamma', 6)]);
       } finally {
         await s3.close();
         await dynamo.close();

@@ -1,13 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import {
+  CAPACITY_MODE_ENV,
+  CapacityMode,
   configFromEnv,
   DURABLE_PUTS_ENV,
   type RawSettings,
   resourcesFromEnv,
   SETTINGS,
+  SPILL_BYTES_DEFAULT,
+  SPILL_BYTES_ENV,
   validateSettings,
 } from '../../lib/config.js';
 import { ConfigError, ErrorKind } from '../../lib/errors.js';
+import { voidLifetimeMs } from '../../lib/liveness.js';
 import { planSchedule } from '../../lib/ticker/schedule-plan.js';
 
 const INTERVAL_ENV = SETTINGS.flushIntervalMs.env;
@@ -101,7 +106,8 @@ describe('config', () => {
     it('fills every default', () => {
       const config = validateSettings({});
       for (const [name, spec] of Object.entries(SETTINGS)) {
-        if (name === 'durableWaitMs') continue;
+        const derived = ['durableWaitMs', 'gapSealMs', 'reservationLeaseMs'];
+        if ([...derived, 'flushConcurrency', 'maxShardsPerTick'].includes(name)) continue;
         expect(config[name as keyof typeof config], name).toBe(spec.default);
       }
       expect(config.durablePuts).toBe(true);
@@ -113,6 +119,77 @@ describe('config', () => {
       expect(validateSettings({ flushIntervalMs: 5_000 }).durableWaitMs).toBe(15_000);
       expect(validateSettings({ flushIntervalMs: 60_000 }).durableWaitMs).toBe(25_000);
       expect(validateSettings({ durableWaitMs: 500 }).durableWaitMs).toBe(500);
+    });
+  });
+
+  describe('liveness bounds', () => {
+    it('derives the gap seal and the reservation lease from the put deadline and clock skew', () => {
+      const config = validateSettings({});
+      expect(config).toMatchObject({ putDeadlineMs: 5_000, clockSkewMs: 1_000 });
+      expect(config.gapSealMs).toBe(6_000);
+      expect(config.reservationLeaseMs).toBe(6_000);
+      expect(validateSettings({ putDeadlineMs: 2_000, clockSkewMs: 500 })).toMatchObject({
+        gapSealMs: 2_500,
+        reservationLeaseMs: 2_500,
+      });
+    });
+
+    it('refuses a gap seal or reservation lease a put could outlive, naming it', () => {
+      for (const name of ['gapSealMs', 'reservationLeaseMs'] as const) {
+        const error = configError(() => validateSettings({ [name]: 5_999 }));
+        expect(error.setting).toBe(SETTINGS[name].env);
+        expect(error.message).toContain('must be at least');
+        expect(validateSettings({ [name]: 6_000 })[name]).toBe(6_000);
+      }
+    });
+
+    it('keeps a void longer than any put and any idempotency record that could ask about it', () => {
+      const config = validateSettings({});
+      const lifetime = voidLifetimeMs(config);
+      expect(lifetime).toBeGreaterThanOrEqual(
+        config.putDeadlineMs + config.gapSealMs + config.clockSkewMs,
+      );
+      expect(lifetime).toBeGreaterThan(config.idempotencyTtlMs + config.reservationLeaseMs);
+    });
+  });
+
+  describe('capacity mode and spill threshold', () => {
+    it('defaults to on-demand and its break-even threshold', () => {
+      expect(validateSettings({})).toMatchObject({
+        capacityMode: CapacityMode.onDemand,
+        spillBytes: SPILL_BYTES_DEFAULT[CapacityMode.onDemand],
+      });
+    });
+
+    it('takes the provisioned threshold in provisioned mode', () => {
+      expect(validateSettings({ capacityMode: 'provisioned' })).toMatchObject({
+        capacityMode: CapacityMode.provisioned,
+        spillBytes: SPILL_BYTES_DEFAULT[CapacityMode.provisioned],
+      });
+    });
+
+    it('takes a threshold given, 0 included, and off for never', () => {
+      expect(validateSettings({ spillBytes: '0' }).spillBytes).toBe(0);
+      expect(validateSettings({ spillBytes: 65_536 }).spillBytes).toBe(65_536);
+      expect(validateSettings({ spillBytes: 'off' }).spillBytes).toBeUndefined();
+    });
+
+    it.each([['-1'], ['8k'], [1.5]])('refuses the threshold %s, naming it', (raw) => {
+      expect(configError(() => validateSettings({ spillBytes: raw })).message).toContain(
+        SPILL_BYTES_ENV,
+      );
+    });
+
+    it('refuses an unknown capacity mode, naming it', () => {
+      const error = configError(() => validateSettings({ capacityMode: 'reserved' }));
+      expect(error.message).toContain(CAPACITY_MODE_ENV);
+      expect(error.message).toContain('on-demand or provisioned');
+    });
+
+    it('reads both from the environment', () => {
+      expect(
+        configFromEnv({ [CAPACITY_MODE_ENV]: 'provisioned', [SPILL_BYTES_ENV]: 'off' }),
+      ).toMatchObject({ capacityMode: CapacityMode.provisioned, spillBytes: undefined });
     });
   });
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { decodeAof } from '../../lib/aof/reader.js';
 import { ExportFaultPoint } from '../../lib/export/deps.js';
 import { exportAll } from '../../lib/export/export-all.js';
 import { exportShard } from '../../lib/export/export-shard.js';
 import { renderExportReport } from '../../lib/export/render.js';
 import { poisonShard } from '../../lib/fence/commit.js';
 import { SimulatedCrash } from '../../lib/flush/fault-points.js';
+import { manifestKey } from '../../lib/manifest/format.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
-import { aofKey, walKey } from '../../lib/paths.js';
+import { walKey } from '../../lib/paths.js';
 import { rebuildShard } from '../../lib/recovery/rebuild.js';
 import { replayShard } from '../../lib/recovery/replay.js';
 import { verifyShard } from '../../lib/recovery/verify.js';
@@ -21,6 +21,7 @@ import {
 } from '../recovery/support.js';
 import { fixture, useDynalite } from '../support/harness.js';
 import { caught } from '../wal/helpers.js';
+import { keysOf, manifestAt, manifestState } from './helpers.js';
 
 const dynalite = useDynalite();
 
@@ -42,22 +43,18 @@ async function twoObjects() {
   return { f, s };
 }
 
-/** The live state an export holds, as the model's snapshot shape. */
+/** The live state the manifest at `position` holds, as the model's snapshot shape. */
 async function exportedState(f: Awaited<ReturnType<typeof twoObjects>>['f'], position: number) {
-  const object = decodeAof(aofKey('s1', position), (await f.memory.get(aofKey('s1', position)))!);
-  return {
-    keyed: object.keyed.map(({ key, ...row }) => [key, row]),
-    keyless: object.keyless,
-  };
+  return manifestState(f.memory, position);
 }
 
 describe(exportShard, () => {
-  it('folds the WAL into an export at walNextPos and records the watermark', async () => {
+  it('folds the WAL into a manifest at walNextPos and records the watermark', async () => {
     const { f, s } = await twoObjects();
     const report = await exportShard(exportDepsOf(f), 's1');
     expect(report).toMatchObject({
       status: 'exported',
-      key: aofKey('s1', 2),
+      key: manifestKey('s1', 2),
       base: null,
       folded: {
         fromPosition: 0,
@@ -70,15 +67,18 @@ describe(exportShard, () => {
       },
       liveKeys: 1,
       keylessRows: 2,
+      segments: 1,
+      parts: 1,
       watermark: { before: 0, after: 2 },
     });
+    expect(keysOf(f.memory).segments).toEqual(['shards/s1/seg/00000000000000000000.ndjson.gz']);
     expect(await exportedState(f, 2)).toStrictEqual(s.model.snapshot());
     expect((await readShardRecord(f.table, 's1'))?.aofWatermark).toBe(2);
     expect(renderExportReport(report)).toContain('EXPORTED');
     expect((await exportShard(exportDepsOf(f), 's1')).status).toBe('up-to-date');
   });
 
-  it('folds the previous export and the WAL after it, never reading below it', async () => {
+  it('builds on the previous manifest and the WAL after it, reading neither below it nor its objects', async () => {
     const { f, s } = await twoObjects();
     await exportShard(exportDepsOf(f), 's1');
     await f.memory.delete(walKey('s1', 0)); // below the export: must not be needed
@@ -86,17 +86,71 @@ describe(exportShard, () => {
       { id: 'c', v: 1 },
       { id: 'a', $delete: true },
     ]);
+    await s.keyless([{ n: 3 }]);
     await s.flush();
-    const report = await exportShard(exportDepsOf(f), 's1');
+    const reads: string[] = [];
+    const watched = exportDepsOf(f);
+    const store = watched.store;
+    watched.store = {
+      ...store,
+      putIfAbsent: (k, b) => store.putIfAbsent(k, b),
+      putStreamIfAbsent: (k, b) => store.putStreamIfAbsent(k, b),
+      get: (k) => {
+        reads.push(k);
+        return store.get(k);
+      },
+      getStream: (k) => {
+        reads.push(k);
+        return store.getStream(k);
+      },
+      list: (p, o) => store.list(p, o),
+      delete: (k) => store.delete(k),
+    };
+    const report = await exportShard({ ...watched, spillBytes: 1 << 20 }, 's1');
     expect(report).toMatchObject({
       status: 'exported',
-      base: { key: aofKey('s1', 2), coveredPosition: 2 },
-      folded: { fromPosition: 2, toPosition: 3, objects: 1, exportRows: 3 },
+      base: { key: manifestKey('s1', 2), coveredPosition: 2, kind: 'manifest' },
+      folded: { fromPosition: 2, toPosition: 3, objects: 1, exportRows: 0 },
+      segments: 2,
     });
+    // E4: the WAL since the base and the base's manifest; no earlier segment or part is read
+    // (a compaction would read parts: the base holds 1 key, so one is due here, and reads them).
+    expect(reads.filter((k) => k.includes('/seg/'))).toEqual([]);
+    expect(reads.filter((k) => k.includes('/wal/'))).toEqual([walKey('s1', 2)]);
     expect(await exportedState(f, 3)).toStrictEqual(s.model.snapshot());
-    expect(
-      decodeAof(aofKey('s1', 3), (await f.memory.get(aofKey('s1', 3)))!).header.previousExport,
-    ).toBe(2);
+    expect((await manifestAt(f.memory, 3)).header.previousExport).toBe(2);
+  });
+
+  it('adds deltas without reading the snapshot until they outgrow half the base, then compacts', async () => {
+    const f = await fixture(dynalite());
+    const s = new TestShard(f);
+    await s.keyed(Array.from({ length: 40 }, (_, i) => ({ id: `k${i}`, pad: 'x'.repeat(50) })));
+    await s.flush();
+    expect((await exportShard(exportDepsOf(f), 's1')).parts).toBe(1);
+    const partsRead = () => f.store.counts().getStream;
+    const shapes: Array<[number, boolean]> = [];
+    for (let round = 0; round < 5; round++) {
+      await s.keyed([{ id: `k${round}`, v: round }]);
+      await s.flush();
+      const before = partsRead();
+      const report = await exportShard(exportDepsOf(f), 's1');
+      shapes.push([report.parts, report.writes!.compacted]);
+      // Without a compaction only the one new WAL object is streamed.
+      if (!report.writes!.compacted) expect(partsRead() - before).toBe(1);
+    }
+    // Base ~40 rows; each delta one small row: never past half the base, so no compaction yet.
+    expect(shapes).toEqual([
+      [2, false],
+      [3, false],
+      [4, false],
+      [5, false],
+      [6, false],
+    ]);
+    await s.keyed(Array.from({ length: 30 }, (_, i) => ({ id: `k${i}`, pad: 'y'.repeat(50) })));
+    await s.flush();
+    const compacting = await exportShard(exportDepsOf(f), 's1');
+    expect(compacting).toMatchObject({ parts: 1, liveKeys: 40, writes: { compacted: true } });
+    expect(await exportedState(f, compacting.coveredPosition!)).toStrictEqual(s.model.snapshot());
   });
 
   it('never reads at or beyond walNextPos, where an append may be in flight', async () => {
@@ -117,12 +171,12 @@ describe(exportShard, () => {
     });
     expect(await caught(() => exportShard(crash, 's1'))).toBeInstanceOf(SimulatedCrash);
     expect((await readShardRecord(f.table, 's1'))?.aofWatermark).toBe(0);
-    expect(await f.memory.get(aofKey('s1', 2))).toBeDefined();
+    expect(await f.memory.get(manifestKey('s1', 2))).toBeDefined();
 
     const next = await exportShard(exportDepsOf(f), 's1');
     expect(next).toMatchObject({
       status: 'adopted',
-      key: aofKey('s1', 2),
+      key: manifestKey('s1', 2),
       watermark: { before: 0, after: 2 },
     });
     expect((await verifyShard(recoveryDepsOf(f), 's1')).findings).toEqual([]);
@@ -142,7 +196,7 @@ describe(exportShard, () => {
     const rebuild = await rebuildShard(recoveryDepsOf(f), 's1');
     expect(rebuild).toMatchObject({
       status: 'rebuilt',
-      export: { key: aofKey('s1', 2) },
+      export: { key: manifestKey('s1', 2) },
       replayed: { fromPosition: 2, toPosition: 3 },
     });
     const next = await exportShard(exportDepsOf(f), 's1');
@@ -166,7 +220,8 @@ describe(exportShard, () => {
       stoppedAt: { position: 1, key: walKey('s1', 1), reason: 'corrupt' },
     });
     expect(report.reason).toContain(walKey('s1', 1));
-    expect(await f.memory.get(aofKey('s1', 2))).toBeUndefined();
+    expect(await f.memory.get(manifestKey('s1', 2))).toBeUndefined();
+    expect(keysOf(f.memory).segments).toEqual([]);
     expect((await readShardRecord(f.table, 's1'))?.aofWatermark).toBe(0);
   });
 
@@ -178,7 +233,7 @@ describe(exportShard, () => {
     await exportShard(exportDepsOf(f), 's1'); // at 3
     await overwrite(
       f,
-      aofKey('s1', 3),
+      manifestKey('s1', 3),
       encodeWal({
         header: {
           shard: 's1',
@@ -199,7 +254,7 @@ describe(exportShard, () => {
     const report = await exportShard(exportDepsOf(f), 's1');
     expect(report.status).toBe('exported');
     expect(report.base?.coveredPosition).toBe(2);
-    expect(report.fallbacks.map((x) => x.key)).toEqual([aofKey('s1', 3)]);
+    expect(report.fallbacks.map((x) => x.key)).toEqual([manifestKey('s1', 3)]);
     expect(report.warnings[0]).toContain('failed verification');
     expect(await exportedState(f, 4)).toStrictEqual(s.model.snapshot());
   });
@@ -213,7 +268,7 @@ describe(exportShard, () => {
     });
 
     const g = await twoObjects();
-    await g.f.memory.putIfAbsent(aofKey('s1', 9), new Uint8Array([1]));
+    await g.f.memory.putIfAbsent(manifestKey('s1', 9), new Uint8Array([1]));
     expect(await exportShard(exportDepsOf(g.f), 's1')).toMatchObject({
       status: 'skipped',
       reason: expect.stringContaining('record is behind S3'),

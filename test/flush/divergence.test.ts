@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { PoisonedError } from '../../lib/errors.js';
+import { PoisonedError, SeqTakenError } from '../../lib/errors.js';
 import { claimFlush } from '../../lib/fence/claim.js';
 import { type FlushOutcome, flushShard } from '../../lib/flush/flush-shard.js';
 import { errorResponse } from '../../lib/http/error-response.js';
@@ -8,11 +8,14 @@ import { readBatches } from '../../lib/memtable/batches.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import { walKey } from '../../lib/paths.js';
 import { putRows } from '../../lib/put/put-rows.js';
+import { parsePutValue } from '../../lib/put/schema.js';
 import { runTick } from '../../lib/ticker/tick.js';
 import { encodeWal } from '../../lib/wal/encode.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
-import { restoreShardItem, snapshotShardItem } from '../support/shard-item.js';
-import { putBatch } from '../support/wal-chain.js';
+import { rowValue } from '../support/rows.js';
+import { expireBatchItems, restoreShardItem, snapshotShardItem } from '../support/shard-item.js';
+import { drain, putBatch, readWalChain } from '../support/wal-chain.js';
+import { caught } from '../wal/helpers.js';
 
 const dynalite = useDynalite();
 const SHARD = 'd1';
@@ -28,7 +31,7 @@ async function startDurablePut(f: Fixture, row: object): Promise<{ settled: Prom
   const before = (await readShardRecord(f.table, SHARD))?.nextSeq ?? 1;
   const settled = putRows(f.put, {
     shard: SHARD,
-    body: { rows: [row] },
+    body: parsePutValue({ rows: [row] }, 10_000),
     durability: 'durable',
   }).then(
     (result) => result,
@@ -58,7 +61,7 @@ async function expectPoisoned(f: Fixture, outcome: FlushOutcome, key: string): P
   // New puts are refused with the reason (503 over HTTP) and buffer nothing.
   const refused = await putRows(f.put, {
     shard: SHARD,
-    body: { rows: [{ late: true }] },
+    body: parsePutValue({ rows: [{ late: true }] }, 10_000),
     durability: 'buffered',
   }).catch((error: unknown) => error);
   expect(refused).toBeInstanceOf(PoisonedError);
@@ -93,6 +96,7 @@ describe('flushShard', () => {
       await putAndFlush(f, [3, 4]);
       const original = await f.memory.get(walKey(SHARD, 1));
       await restoreShardItem(f.table, older);
+      await expireBatchItems(f.table, SHARD, 4); // a rollback older than the items' lifetime
 
       // Seqs 3 and 4 are handed out again, with other rows; position 1 starts at durableSeq+1.
       await putBatch(f.put, SHARD, [{ i: 30 }]);
@@ -123,6 +127,7 @@ describe('flushShard', () => {
       await putAndFlush(f, [2, 3]);
       await putAndFlush(f, [4]);
       await restoreShardItem(f.table, older);
+      await expireBatchItems(f.table, SHARD, 4);
       // Rolled back with nothing pending, the record looks idle: no store call, no verdict yet.
       f.store.reset();
       expect(await flushShard(f.flushDeps('a'), SHARD)).toMatchObject({ status: 'idle' });
@@ -135,15 +140,35 @@ describe('flushShard', () => {
       expect(f.memory.size).toBe(3);
     });
 
-    it('waits rather than adopts when restored with batches the WAL already covers, then poisons', async () => {
+    it('adopts what S3 holds when restored while the covered batch items still live, and refuses a taken seq', async () => {
+      const f = await fixture(dynalite());
+      await putAndFlush(f, [1]);
+      await putBatch(f.put, SHARD, [{ i: 2 }]);
+      const older = await snapshotShardItem(f.table, SHARD); // seq 2 still pending here
+      expect(await flushShard(f.flushDeps('setup'), SHARD)).toMatchObject({ lastSeq: 2 });
+      await putAndFlush(f, [3]);
+      await restoreShardItem(f.table, older);
+
+      // The record hands seq 3 out again: its old batch is still there, so the put is refused.
+      const taken = await caught(() => putBatch(f.put, SHARD, [{ i: 99 }]));
+      expect(taken).toBeInstanceOf(SeqTakenError);
+      // The flusher finds exactly what S3 holds and adopts it: the record catches up.
+      await drain(f.flushDeps('a'), SHARD);
+      expect(await readShardRecord(f.table, SHARD)).toMatchObject({ walNextPos: 3 });
+      const rows = (await readWalChain(f.memory, SHARD)).flatMap((o) => o.rows.map(rowValue));
+      expect(rows).toEqual([{ i: 1 }, { i: 2 }, { i: 3 }]);
+    });
+
+    it('waits rather than adopts when restored with batches the WAL covers and whose items expired, then poisons', async () => {
       const f = await fixture(dynalite());
       await putAndFlush(f, [1]);
       await putBatch(f.put, SHARD, [{ i: 2 }]);
       const older = await snapshotShardItem(f.table, SHARD); // seq 2 still pending here
       expect(await flushShard(f.flushDeps('setup'), SHARD)).toMatchObject({ lastSeq: 2 });
       await restoreShardItem(f.table, older);
+      await expireBatchItems(f.table, SHARD, 2);
 
-      // Seq 2's item was deleted after its commit: to the flusher it is a young gap.
+      // Seq 2's item expired after its commit: to the flusher it is a young gap.
       f.store.reset();
       expect(await flushShard(f.flushDeps('a'), SHARD)).toMatchObject({
         status: 'waiting-on-gap',
@@ -175,7 +200,7 @@ describe('flushShard', () => {
           voidSeqs: [],
           createdAtMs: 1,
         },
-        rows: [{ seq: 17, offset: 40, row: { foreign: true } }],
+        rows: [{ seq: 17, offset: 40, text: '{"foreign":true}' }],
       });
       await f.memory.putIfAbsent(key, foreign);
       const durable = await startDurablePut(f, { i: 3 });

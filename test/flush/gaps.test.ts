@@ -8,6 +8,7 @@ import { writeBatch } from '../../lib/memtable/batches.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import type { Table } from '../../lib/memtable/table.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
+import { rowOf } from '../support/rows.js';
 import {
   type AckedBatch,
   drain,
@@ -51,7 +52,7 @@ function beforeVoidSeal(table: Table, before: () => Promise<void>): Table {
       return table.client.send(command);
     },
   } as unknown as DynamoDBClient;
-  return { client, tableName: table.tableName };
+  return { ...table, client };
 }
 
 describe('flushShard', () => {
@@ -100,7 +101,7 @@ describe('flushShard', () => {
       const objects = await expectWalHolds(f.memory, f.table, SHARD, acked);
       expect(objects[1]?.header.voidSeqs).toEqual([gap]);
 
-      const late = await lateWrite(f, gap, [{ row: { late: true } }]).catch((e: unknown) => e);
+      const late = await lateWrite(f, gap, [rowOf({ late: true })]).catch((e: unknown) => e);
       expect(late).toBeInstanceOf(GapSealedError);
       expect((late as Error).message).toContain(`seq ${gap}`);
       await expectWalHolds(f.memory, f.table, SHARD, acked);
@@ -139,7 +140,7 @@ describe('flushShard', () => {
       });
       const objects = await expectWalHolds(f.memory, f.table, SHARD, acked);
       expect(objects[1]?.header).toMatchObject({ voidSeqs: [gap], rowCount: 0 });
-      await expect(lateWrite(f, gap, [{ row: { late: true } }])).rejects.toBeInstanceOf(
+      await expect(lateWrite(f, gap, [rowOf({ late: true })])).rejects.toBeInstanceOf(
         GapSealedError,
       );
     });
@@ -156,9 +157,9 @@ describe('flushShard', () => {
       const table = beforeVoidSeal(f.table, async () => {
         if (landed) return;
         landed = true;
-        await lateWrite(f, gap, [{ row: { i: 2, late: true } }]);
+        await lateWrite(f, gap, [rowOf({ i: 2, late: true })]);
       });
-      acked.splice(1, 0, { seq: gap, rows: [{ row: { i: 2, late: true } }] });
+      acked.splice(1, 0, { seq: gap, rows: [rowOf({ i: 2, late: true })] });
       expect(await flushShard(f.flushDeps('a', { table }), SHARD)).toMatchObject({
         status: 'flushed',
         firstSeq: 1,

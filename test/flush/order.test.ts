@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { flushShard } from '../../lib/flush/flush-shard.js';
+import { encodeBatchRows } from '../../lib/memtable/batch-codec.js';
 import { listPendingShards } from '../../lib/memtable/pending-index.js';
 import { walPrefix } from '../../lib/paths.js';
 import { runTick, type TickDeps } from '../../lib/ticker/tick.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
+import { rowsOf } from '../support/rows.js';
 import {
   type AckedBatch,
   drain,
@@ -83,7 +85,7 @@ describe('flushShard', () => {
       for (let i = 0; i < 12; i++) {
         const rows = [{ i, pad: 'x'.repeat(i % 4) }];
         acked.push(await putBatch(f.put, SHARD, rows));
-        bytesBySeq.set(i + 1, Buffer.byteLength(JSON.stringify(rows.map((row) => ({ row })))));
+        bytesBySeq.set(i + 1, encodeBatchRows(rowsOf(rows)).jsonBytes);
       }
       let flushes = 0;
       for (;;) {

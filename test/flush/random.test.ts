@@ -9,11 +9,13 @@ import { encodeBatchRows } from '../../lib/memtable/batch-codec.js';
 import { writeBatch } from '../../lib/memtable/batches.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import { putRows } from '../../lib/put/put-rows.js';
+import { parsePutValue } from '../../lib/put/schema.js';
 import { FaultyObjectStore } from '../../lib/store/faulty-store.js';
 import { MemoryObjectStore } from '../../lib/store/memory-store.js';
 import { runTick } from '../../lib/ticker/tick.js';
 import type { JsonObject } from '../../lib/wal/format.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
+import { rowOf } from '../support/rows.js';
 import {
   SteppedFlusher,
   type SteppedResult,
@@ -225,7 +227,7 @@ class Simulation {
       earlier?.rows ?? Array.from({ length: count }, (_, r) => ({ n: this.#rowCounter++, r }));
     const result = await putRows(this.f.put, {
       shard,
-      body: { rows },
+      body: parsePutValue({ rows }, 10_000),
       durability: 'buffered',
       idempotencyKey: key,
     });
@@ -236,13 +238,13 @@ class Simulation {
     expect(result.repeated).toBe(false);
     this.acked
       .get(shard)!
-      .push({ seq: result.ack.seq, rows: rows.map((row): BatchRow => ({ row })) });
+      .push({ seq: result.ack.seq, rows: rows.map((row): BatchRow => rowOf(row)) });
     if (key !== undefined) this.idempotent.set(`${shard}/${key}`, { seq: result.ack.seq, rows });
   }
 
   /** A crashed put's step 4, late: acked if it lands, GapSealedError if its seq was sealed. */
   async lateWrite(shard: string, seq: number): Promise<void> {
-    const rows: BatchRow[] = [{ row: { late: seq, n: this.#rowCounter++ } }];
+    const rows: BatchRow[] = [rowOf({ late: seq, n: this.#rowCounter++ })];
     try {
       await writeBatch(this.f.table, {
         shard,
@@ -278,7 +280,7 @@ class Simulation {
         writeBatch(f.table, {
           shard,
           seq,
-          batch: encodeBatchRows([{ row: { never: seq } }]),
+          batch: encodeBatchRows([rowOf({ never: seq })]),
           bytes: 20,
           nowMs: f.clock.now(),
         }),

@@ -3,8 +3,10 @@ import { flushShard } from '../../lib/flush/flush-shard.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import { walKey } from '../../lib/paths.js';
 import { putRows } from '../../lib/put/put-rows.js';
+import { parsePutValue } from '../../lib/put/schema.js';
 import { decodeWal } from '../../lib/wal/decode.js';
 import { fixture, useDynalite } from '../support/harness.js';
+import { rowValue } from '../support/rows.js';
 
 const dynalite = useDynalite();
 
@@ -12,7 +14,11 @@ describe('flushShard', () => {
   it('appends buffered batches in seq order as one WAL object', async () => {
     const f = await fixture(dynalite());
     for (let i = 0; i < 3; i++) {
-      await putRows(f.put, { shard: 's1', body: { rows: [{ i }] }, durability: 'buffered' });
+      await putRows(f.put, {
+        shard: 's1',
+        body: parsePutValue({ rows: [{ i }] }, 10_000),
+        durability: 'buffered',
+      });
     }
     expect(f.store.counts().putIfAbsent).toBe(0);
     const outcome = await flushShard(f.flushDeps('a'), 's1');
@@ -24,7 +30,7 @@ describe('flushShard', () => {
       rows: 3,
     });
     const object = decodeWal('k', (await f.memory.get(walKey('s1', 0)))!);
-    expect(object.rows.map((r) => r.row)).toEqual([{ i: 0 }, { i: 1 }, { i: 2 }]);
+    expect(object.rows.map((r) => rowValue(r))).toEqual([{ i: 0 }, { i: 1 }, { i: 2 }]);
     const record = await readShardRecord(f.table, 's1');
     expect(record).toMatchObject({
       durableSeq: 3,

@@ -11,7 +11,7 @@ import { STATUS_OF_KIND } from '../../lib/http/error-response.js';
 import { ROUTES as LOCAL_ROUTES } from '../../lib/local/http-routes.js';
 import { SHARD_NAME_PATTERN } from '../../lib/paths.js';
 import { Durability } from '../../lib/put/put-rows.js';
-import { MAX_ROW_DEPTH, parsePutBody } from '../../lib/put/schema.js';
+import { MAX_ROW_DEPTH, parsePutValue } from '../../lib/put/schema.js';
 
 const lines = readFileSync(new URL('../../docs/openapi.yaml', import.meta.url), 'utf8').split('\n');
 const indentOf = (line: string) => line.length - line.trimStart().length;
@@ -102,12 +102,49 @@ describe('docs/openapi.yaml', () => {
   it('documents every status the put route can answer, with Retry-After on 429', () => {
     const put = childKeys(block('paths', '/v1/shards/{shard}/rows', 'post', 'responses'));
     const possible = new Set(['200', '202', ...Object.values(STATUS_OF_KIND).map(String)]);
-    expect(put.sort()).toEqual([...possible, '400', '413', '429', '503'].filter(unique).sort());
+    // API Gateway's own answers (authorizers, a failed invocation), beside the handler's.
+    const gateway = ['401', '403', '502'];
+    expect(put.sort()).toEqual(
+      [...possible, '400', '413', '429', '503', ...gateway].filter(unique).sort(),
+    );
     const tooMany = block('paths', '/v1/shards/{shard}/rows', 'post', 'responses', '429');
     expect(
       childKeys(block('paths', '/v1/shards/{shard}/rows', 'post', 'responses', '429', 'headers')),
     ).toEqual(['Retry-After']);
     expect(tooMany.join('\n')).toContain('backpressure');
+  });
+
+  it("documents API Gateway's own answers with its body, which has no error.kind", () => {
+    const responses = block('components', 'responses');
+    for (const name of ['ApiGatewayUnauthorized', 'ApiGatewayForbidden', 'ApiGatewayBadGateway']) {
+      const response = block('components', 'responses', name).join('\n');
+      expect(response).toContain("$ref: '#/components/schemas/ApiGatewayError'");
+      expect(response).not.toContain("$ref: '#/components/schemas/Error'");
+    }
+    expect(responses.length).toBeGreaterThan(0);
+    const apiGatewayError = block('components', 'schemas', 'ApiGatewayError').join('\n');
+    expect(apiGatewayError).toContain('message:');
+    expect(apiGatewayError).not.toContain('kind:');
+    const description = block('info', 'description').join('\n');
+    for (const status of ['401', '403', '413', '429', '500', '502', '503']) {
+      expect(description).toMatch(new RegExp(`^\\s*\\| ${status} \\|`, 'm'));
+    }
+  });
+
+  it('states the media types, encodings and both body limits the handler enforces', () => {
+    const description = block('info', 'description').join('\n');
+    for (const text of [
+      'application/*+json',
+      'charset=utf-8',
+      'Content-Encoding',
+      'SHARDWAL_MAX_BODY_BYTES',
+      'SHARDWAL_MAX_DECODED_BODY_BYTES',
+    ]) {
+      expect(description).toContain(text);
+    }
+    expect(
+      childKeys(block('paths', '/v1/shards/{shard}/rows', 'post', 'requestBody', 'content')).sort(),
+    ).toEqual(['application/*+json', 'application/json']);
   });
 
   it('documents the error body as {"error": {"kind", "message"}}', () => {
@@ -132,7 +169,7 @@ describe('docs/openapi.yaml', () => {
       .filter((line) => /^\s+value: \{/.test(line))
       .map((line) => JSON.parse(line.trim().slice('value: '.length)) as unknown);
     expect(examples).toHaveLength(3);
-    for (const example of examples) expect(() => parsePutBody(example, 10)).not.toThrow();
+    for (const example of examples) expect(() => parsePutValue(example, 10)).not.toThrow();
   });
 });
 

@@ -78,7 +78,7 @@ describe('handlePut', () => {
 
     it.each<[string, HttpEventChanges, string]>([
       ['a non-JSON body', { body: 'rows=1' }, 'body'],
-      ['a truncated JSON body', { body: '{"rows":[{"a":1}' }, 'body'],
+      ['a truncated JSON body', { body: '{"rows":[{"a":1}' }, 'body.rows'],
       ['no body', { body: null }, 'body'],
       ['a JSON string body', { body: '"rows"' }, 'body'],
       ['rows missing', { body: {} }, 'body.rows'],

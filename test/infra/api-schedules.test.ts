@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HANDLERS, type HandlerName } from '../../infra/constructs/functions.js';
 import { logicalIdOf } from '../../infra/constructs/nag.js';
+import { TICKER_SCHEDULED_TIME_FIELD } from '../../infra/constructs/schedules.js';
 import { functionId, type Synthesized, synth } from './support.js';
 
 let iam: Synthesized;
@@ -33,7 +34,16 @@ const integrationTarget = (s: Synthesized, routeKey: string) => {
 };
 
 const schedule = (s: Synthesized, which: 'ticker' | 'export' | 'verify') =>
-  s.template.toJSON().Resources[logicalIdOf(s.stack.schedules[which])].Properties;
+  s.template.toJSON().Resources[logicalIdOf(s.service.schedules[which])].Properties;
+
+const failuresArn = (s: Synthesized) => ({
+  'Fn::GetAtt': [logicalIdOf(s.service.queues.failures), 'Arn'],
+});
+
+const invokeConfig = (s: Synthesized, fn: HandlerName) =>
+  Object.values(s.template.findResources('AWS::Lambda::EventInvokeConfig')).find(
+    (c) => c.Properties.FunctionName.Ref === functionId(s, fn),
+  )?.Properties;
 
 describe('Api', () => {
   it('routes puts to put-http and both status routes to status-http', () => {
@@ -81,10 +91,15 @@ describe('Api', () => {
     });
     const stage = Object.values(iam.template.findResources('AWS::ApiGatewayV2::Stage'))[0]!;
     expect(JSON.parse(stage.Properties.AccessLogSettings.Format)).toMatchObject({
-      requestId: '$context.requestId',
+      id: '$context.requestId',
       status: '$context.status',
-      userArn: '$context.identity.userArn',
+      caller: '$context.identity.userArn',
     });
+    // Behind a JWT authorizer the caller is the token's subject.
+    const jwtStage = Object.values(jwt.template.findResources('AWS::ApiGatewayV2::Stage'))[0]!;
+    expect(JSON.parse(jwtStage.Properties.AccessLogSettings.Format).caller).toBe(
+      '$context.authorizer.claims.sub',
+    );
   });
 });
 
@@ -97,6 +112,7 @@ describe('Schedules', () => {
       Target: {
         Arn: { 'Fn::GetAtt': [functionId(iam, 'flushTick'), 'Arn'] },
         RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 },
+        DeadLetterConfig: { Arn: failuresArn(iam) },
       },
     });
     const env =
@@ -105,11 +121,49 @@ describe('Schedules', () => {
     expect(env.SHARDWAL_FLUSH_INTERVAL_MS).toBe('10000');
   });
 
-  it('turns off Lambda async retries of the tick, so a failed tick is never replayed late', () => {
-    iam.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
-      FunctionName: { Ref: functionId(iam, 'flushTick') },
-      MaximumRetryAttempts: 0,
+  it('passes the scheduled time to the ticker, in the field the ticker reads', () => {
+    expect(TICKER_SCHEDULED_TIME_FIELD).toBe('scheduledTime');
+    expect(JSON.parse(schedule(iam, 'ticker').Target.Input)).toEqual({
+      [TICKER_SCHEDULED_TIME_FIELD]: '<aws.scheduler.scheduled-time>',
     });
+  });
+
+  it('turns off Lambda async retries of the tick, so a failed tick is never replayed late', () => {
+    expect(invokeConfig(iam, 'flushTick')).toEqual({
+      FunctionName: { Ref: functionId(iam, 'flushTick') },
+      Qualifier: '$LATEST',
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 60,
+      DestinationConfig: { OnFailure: { Destination: failuresArn(iam) } },
+    });
+  });
+
+  it('never retries export or verify silently: no async retries, failures to the failures queue', () => {
+    for (const [x, fn, periodS] of [
+      [iam, 'export', 900],
+      [iam, 'recover', 3600],
+      [jwt, 'export', 1800],
+      [jwt, 'recover', 7200],
+    ] as const) {
+      expect(invokeConfig(x, fn)).toMatchObject({
+        MaximumRetryAttempts: 0,
+        // No event outlives its period: the next run is the retry.
+        MaximumEventAgeInSeconds: periodS,
+        DestinationConfig: { OnFailure: { Destination: failuresArn(x) } },
+      });
+    }
+  });
+
+  it('lets Scheduler retry a failed export or verify invoke twice within the period, then dead-letter it', () => {
+    for (const [which, periodS] of [
+      ['export', 900],
+      ['verify', 3600],
+    ] as const) {
+      expect(schedule(iam, which).Target).toMatchObject({
+        RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: periodS },
+        DeadLetterConfig: { Arn: failuresArn(iam) },
+      });
+    }
   });
 
   it('maps a 5-minute interval to rate(5 minutes)', () => {
@@ -151,12 +205,15 @@ describe('Schedules', () => {
         JSON.stringify(p.Properties.Roles).includes(`"${roleId}"`),
       );
       const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement);
-      expect(statements).toHaveLength(1);
-      expect(statements[0].Action).toBe('lambda:InvokeFunction');
+      expect(statements).toHaveLength(2);
+      const invoke = statements.find((st) => st.Action === 'lambda:InvokeFunction');
       const referenced = (Object.keys(HANDLERS) as HandlerName[]).filter((name) =>
-        JSON.stringify(statements[0].Resource).includes(`"${functionId(iam, name)}"`),
+        JSON.stringify(invoke.Resource).includes(`"${functionId(iam, name)}"`),
       );
       expect(referenced).toEqual([fn]);
+      // The other statement lets it dead-letter to the failures queue, nothing more.
+      const deadLetter = statements.find((st) => st !== invoke);
+      expect(deadLetter).toMatchObject({ Action: 'sqs:SendMessage', Resource: failuresArn(iam) });
     }
   });
 });

@@ -1,81 +1,115 @@
-import { Validations } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
-import type { IConstruct } from 'constructs';
+import type { NagPack } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Synthesized, synth } from './support.js';
+import { shardwalNagPacks } from '../../infra/checks.js';
+import { NO_ALARM_DESTINATION_WARNING } from '../../infra/constructs/alarms.js';
+import { acknowledgements, nagReport, type Synthesized, synth } from './support.js';
 
 let variants: Record<string, Synthesized>;
 beforeAll(() => {
-  // Synth itself runs cdk-nag as a validation plugin and throws on an
+  // Synth itself runs both packs as validation plugins and throws on an
   // unacknowledged error; validateScope below also catches warnings.
   // (cdk-synth.test.ts runs the CDK's CloudFormation schema validation too.)
   variants = {
     default: synth({}),
-    'jwt, email, 5-minute interval': synth({
+    'jwt, email, 5-minute interval, producer accounts, no reservations': synth({
       authorizer: 'jwt',
       jwtIssuer: 'https://idp.example.com/',
       jwtAudience: 'shardwal',
       alarmEmail: 'oncall@example.com',
       flushIntervalMs: 300_000,
+      producerAccounts: '111122223333',
+      reservedConcurrency: 'off',
     }),
+    'alarm topic ARN': synth({ alarmTopicArn: 'arn:aws:sns:eu-west-1:111122223333:pager' }),
   };
 });
 
-function acknowledgements(root: IConstruct): { path: string; id: string; reason: string }[] {
-  const found: { path: string; id: string; reason: string }[] = [];
-  for (const c of root.node.findAll()) {
-    for (const entry of c.node.metadata) {
-      if (entry.type !== Validations.ACKNOWLEDGED_RULES_METADATA_KEY) continue;
-      for (const [id, reason] of Object.entries(entry.data as Record<string, string>)) {
-        found.push({ path: c.node.path, id: id.replace(/^annotation::/i, ''), reason });
-      }
-    }
-  }
-  return found;
-}
+/**
+ * Rules acknowledged whole (not one wildcard resource at a time), and where:
+ * each is a finding that does not apply to that construct (the reasons are
+ * in the code).
+ */
+const WHOLE_RULE_ACKS = {
+  'Serverless-LambdaDLQ': /\/Functions\/\w+$/,
+  'Serverless-LambdaTracing': /\/Functions\/\w+$/,
+  'Serverless-LambdaEventSourceMappingDestination': /\/Functions\/(putSqs|flushWorker)$/,
+  'Serverless-SQSRedrivePolicy': /\/Queues\/(IngestDlq|IngestFifoDlq|FlushDlq|Failures)$/,
+  'AwsSolutions-SQS3': /\/Queues\/Failures$/,
+} as const;
 
-describe('AwsSolutionsChecks', () => {
-  for (const name of ['default', 'jwt, email, 5-minute interval']) {
-    it(`finds no unacknowledged error or warning (${name})`, () => {
-      const app = variants[name]!.stack.node.root;
-      const { violations } = new AwsSolutionsChecks().validateScope(app);
-      const report = violations.map(
-        (v) =>
-          `${v.severity} ${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`,
-      );
-      expect(report).toEqual([]);
+describe('addShardwalChecks', () => {
+  for (const name of [
+    'default',
+    'jwt, email, 5-minute interval, producer accounts, no reservations',
+    'alarm topic ARN',
+  ]) {
+    it(`leaves no unacknowledged error or warning of AwsSolutions or Serverless (${name})`, () => {
+      expect(nagReport(variants[name]!.stack.node.root)).toEqual([]);
     });
   }
 
-  it('leaves no CDK warning or error annotation on the stack', () => {
+  it('registers both packs on the app', () => {
+    const names = shardwalNagPacks(variants.default!.stack.node.root as never).map(
+      (p: NagPack) => p.readPackName,
+    );
+    expect(names).toEqual(['AwsSolutions', 'Serverless']);
+  });
+
+  it('warns at synth when the alarms reach nobody, and only then', () => {
+    const warnings = (v: Synthesized) =>
+      Annotations.fromStack(v.stack).findWarning('*', Match.stringLikeRegexp('reach nobody'));
+    expect(warnings(variants.default!)).toHaveLength(1);
+    expect(
+      warnings(variants['jwt, email, 5-minute interval, producer accounts, no reservations']!),
+    ).toEqual([]);
+    expect(warnings(variants['alarm topic ARN']!)).toEqual([]);
+    expect(JSON.stringify(warnings(variants.default!))).toContain(NO_ALARM_DESTINATION_WARNING);
+  });
+
+  it('leaves no other CDK warning and no error annotation on the stack', () => {
     for (const v of Object.values(variants)) {
       const annotations = Annotations.fromStack(v.stack);
-      expect(annotations.findWarning('*', Match.anyValue())).toEqual([]);
+      const others = annotations
+        .findWarning('*', Match.anyValue())
+        .filter((w) => !JSON.stringify(w).includes(NO_ALARM_DESTINATION_WARNING));
+      expect(others).toEqual([]);
       expect(annotations.findError('*', Match.anyValue())).toEqual([]);
     }
   });
 
-  it('acknowledges only IAM5 findings, one wildcard resource at a time', () => {
-    const acks = acknowledgements(variants.default!.stack.node.root);
-    expect(acks.length).toBeGreaterThan(0);
-    // Never a whole rule: each acknowledgement names one wildcard resource.
-    for (const ack of acks) expect(ack.id).toMatch(/^AwsSolutions-IAM5\[Resource::.+\*.*\]$/);
+  it('acknowledges IAM5 one wildcard resource at a time, and whole rules only where they do not apply', () => {
+    for (const v of Object.values(variants)) {
+      const acks = acknowledgements(v.stack.node.root);
+      expect(acks.length).toBeGreaterThan(0);
+      for (const ack of acks) {
+        if (ack.id.startsWith('AwsSolutions-IAM5')) {
+          expect(ack.id).toMatch(/^AwsSolutions-IAM5\[Resource::.+\*.*\]$/);
+          continue;
+        }
+        const where = WHOLE_RULE_ACKS[ack.id as keyof typeof WHOLE_RULE_ACKS];
+        expect(where, `${ack.id} is not a rule shardwal acknowledges whole`).toBeDefined();
+        expect(ack.path, ack.id).toMatch(where);
+      }
+    }
   });
 
   it('has no stale acknowledgement: each silences a finding on its own construct', () => {
-    const app = variants.default!.stack.node.root;
-    const unfiltered = new AwsSolutionsChecks();
-    // Test-only: report acknowledged findings too (cdk-nag 3.0.2 filters them in a private method).
-    (unfiltered as unknown as { isAcknowledged: () => boolean }).isAcknowledged = () => false;
-    const findings = unfiltered.validateScope(app).violations;
-    for (const ack of acknowledgements(app)) {
-      const silenced = findings.some(
-        (f) =>
-          f.ruleName === ack.id &&
-          f.violatingResources.some((r) => r.constructPath?.startsWith(`${ack.path}/`)),
-      );
-      expect(silenced, `${ack.id} at ${ack.path}`).toBe(true);
+    for (const v of Object.values(variants)) {
+      const app = v.stack.node.root;
+      const findings = shardwalNagPacks(app as never).flatMap((pack) => {
+        // Test-only: report acknowledged findings too (cdk-nag 3.0.2 filters them in a private method).
+        (pack as unknown as { isAcknowledged: () => boolean }).isAcknowledged = () => false;
+        return pack.validateScope(app).violations;
+      });
+      for (const ack of acknowledgements(app)) {
+        const silenced = findings.some(
+          (f) =>
+            f.ruleName === ack.id &&
+            f.violatingResources.some((r) => r.constructPath?.startsWith(`${ack.path}/`)),
+        );
+        expect(silenced, `${ack.id} at ${ack.path}`).toBe(true);
+      }
     }
   });
 

@@ -1,7 +1,15 @@
+import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
-import { ContextError, settingsFromContext } from '../../infra/settings.js';
-import { createShardwalApp } from '../../infra/shardwal-app.js';
+import { CAPACITY_DEFAULTS, CAPACITY_KEYS } from '../../infra/capacity-settings.js';
+import {
+  ContextError,
+  contextSettings,
+  settingsFromContext,
+  validateDeploySettings,
+} from '../../infra/settings.js';
+import { createShardwalApp, DEFAULT_STAGE, stackIdFor } from '../../infra/shardwal-app.js';
 import { ConfigError } from '../../lib/errors.js';
+import { cdkJsonContext, INLINE_CODE } from './support.js';
 
 const from = (context: Record<string, unknown>) =>
   settingsFromContext((key) => context[key], Object.keys(context));
@@ -37,8 +45,12 @@ describe('settingsFromContext', () => {
       );
     });
 
-    it('passes the service default interval explicitly when the user set none', () => {
-      expect(from({}).environment).toEqual({ SHARDWAL_FLUSH_INTERVAL_MS: '1000' });
+    it('passes the service default interval, capacity mode and spill threshold explicitly when the user set none', () => {
+      expect(from({}).environment).toEqual({
+        SHARDWAL_FLUSH_INTERVAL_MS: '1000',
+        SHARDWAL_CAPACITY_MODE: 'on-demand',
+        SHARDWAL_SPILL_BYTES: '8192',
+      });
     });
   });
 
@@ -47,6 +59,8 @@ describe('settingsFromContext', () => {
       const s = from({ maxBufferedBytes: '16777216', walRetentionMs: 0, durablePuts: 'false' });
       expect(s.environment).toEqual({
         SHARDWAL_FLUSH_INTERVAL_MS: '1000',
+        SHARDWAL_CAPACITY_MODE: 'on-demand',
+        SHARDWAL_SPILL_BYTES: '8192',
         SHARDWAL_MAX_BUFFERED_BYTES: '16777216',
         SHARDWAL_WAL_RETENTION_MS: '0',
         SHARDWAL_DURABLE_PUTS: 'off',
@@ -65,6 +79,110 @@ describe('settingsFromContext', () => {
 
     it("rejects a body limit above Lambda's synchronous payload limit", () => {
       expect(() => from({ maxBodyBytes: 7 * 1024 * 1024 })).toThrow(/SHARDWAL_MAX_BODY_BYTES/);
+    });
+  });
+
+  describe('capacityMode and spillBytes', () => {
+    it("always passes the mode and the mode's default spill threshold, resolved", () => {
+      const provisioned = from({ capacityMode: 'provisioned' });
+      expect(provisioned.service).toMatchObject({
+        capacityMode: 'provisioned',
+        spillBytes: 18_432,
+      });
+      expect(provisioned.environment).toMatchObject({
+        SHARDWAL_CAPACITY_MODE: 'provisioned',
+        SHARDWAL_SPILL_BYTES: '18432',
+      });
+    });
+
+    it('passes a threshold the user set, and off as off', () => {
+      expect(from({ spillBytes: '65536' }).environment.SHARDWAL_SPILL_BYTES).toBe('65536');
+      const off = from({ spillBytes: 'off' });
+      expect(off.service.spillBytes).toBeUndefined();
+      expect(off.environment.SHARDWAL_SPILL_BYTES).toBe('off');
+    });
+
+    it('rejects an unknown mode and a malformed threshold with the service messages', () => {
+      expect(() => from({ capacityMode: 'reserved' })).toThrow(
+        /SHARDWAL_CAPACITY_MODE="reserved": expected on-demand or provisioned/,
+      );
+      expect(() => from({ spillBytes: '-1' })).toThrow(/SHARDWAL_SPILL_BYTES="-1"/);
+      expect(() => from({ spillBytes: 'never' })).toThrow(ConfigError);
+    });
+  });
+
+  describe('provisioned capacity', () => {
+    it('takes the documented defaults when provisioned, and none on demand', () => {
+      expect(from({}).capacity).toBeUndefined();
+      expect(from({ capacityMode: 'provisioned' }).capacity).toEqual(CAPACITY_DEFAULTS);
+      expect(CAPACITY_DEFAULTS).toEqual({
+        table: { read: { min: 10, max: 500 }, write: { min: 10, max: 1_000 } },
+        pendingIndex: { read: { min: 5, max: 100 }, write: { min: 5, max: 500 } },
+        registryIndex: { read: { min: 1, max: 100 }, write: { min: 1, max: 50 } },
+      });
+    });
+
+    it('reads a range as min-max and one number as a fixed capacity, per key', () => {
+      const s = from({
+        capacityMode: 'provisioned',
+        tableWriteCapacity: '20 - 4000',
+        pendingIndexReadCapacity: 7,
+        registryIndexWriteCapacity: '3',
+      });
+      expect(s.capacity?.table.write).toEqual({ min: 20, max: 4_000 });
+      expect(s.capacity?.pendingIndex.read).toEqual({ min: 7, max: 7 });
+      expect(s.capacity?.registryIndex.write).toEqual({ min: 3, max: 3 });
+      expect(s.capacity?.table.read).toEqual(CAPACITY_DEFAULTS.table.read);
+    });
+
+    it.each([
+      [
+        'tableWriteCapacity',
+        '400-20',
+        /tableWriteCapacity="400-20".*minimum 400 exceeds the maximum 20/,
+      ],
+      ['tableReadCapacity', '0-10', /tableReadCapacity="0-10".*from 1 to 40000/],
+      ['pendingIndexWriteCapacity', '5-40001', /pendingIndexWriteCapacity="5-40001"/],
+      ['registryIndexReadCapacity', 'lots', /registryIndexReadCapacity="lots".*<min>-<max>/],
+      ['tableWriteCapacity', '1.5-3', /tableWriteCapacity="1.5-3"/],
+    ])('rejects %s=%j, naming the key', (key, value, message) => {
+      expect(() => from({ capacityMode: 'provisioned', [key]: value })).toThrow(ContextError);
+      expect(() => from({ capacityMode: 'provisioned', [key]: value })).toThrow(message);
+    });
+
+    it('rejects a capacity range on demand rather than ignoring it', () => {
+      expect(() => from({ tableWriteCapacity: '10-100' })).toThrow(
+        /tableWriteCapacity="10-100": only with capacityMode=provisioned/,
+      );
+    });
+
+    it('knows every capacity key (no typo error)', () => {
+      const all = Object.fromEntries(CAPACITY_KEYS.map((key) => [key, '5-50']));
+      expect(() => from({ capacityMode: 'provisioned', ...all })).not.toThrow();
+      expect(CAPACITY_KEYS).toHaveLength(6);
+    });
+  });
+
+  describe('logLevel', () => {
+    it('defaults to INFO and accepts TRACE, DEBUG or INFO in any case', () => {
+      expect(from({}).logLevel).toBe('INFO');
+      expect(from({ logLevel: 'debug' }).logLevel).toBe('DEBUG');
+      expect(from({ logLevel: 'TRACE' }).logLevel).toBe('TRACE');
+    });
+
+    it('refuses a level above INFO, saying the metrics would be dropped', () => {
+      for (const level of ['WARN', 'error', 'SILENT']) {
+        expect(() => from({ logLevel: level })).toThrow(ContextError);
+        expect(() => from({ logLevel: level })).toThrow(
+          /logLevel=.*Lambda drops the EMF metric lines/,
+        );
+      }
+    });
+
+    it('refuses an unknown level, listing the accepted ones', () => {
+      expect(() => from({ logLevel: 'loud' })).toThrow(
+        /logLevel="loud": expected one of TRACE, DEBUG, INFO$/,
+      );
     });
   });
 
@@ -106,6 +224,50 @@ describe('settingsFromContext', () => {
       );
     });
 
+    it('defaults to no stage, reserved concurrency on, ingest capped at 50, no producer accounts', () => {
+      const s = from({});
+      expect([s.stage, s.reservedConcurrency, s.ingestMaxConcurrency, s.producerAccounts]).toEqual([
+        undefined,
+        true,
+        50,
+        [],
+      ]);
+    });
+
+    it('accepts a stage of letters, digits and hyphens and rejects one that cannot name a stack', () => {
+      expect(from({ stage: 'staging-2' }).stage).toBe('staging-2');
+      expect(() => from({ stage: '2nd' })).toThrow(/stage="2nd"/);
+      expect(() => from({ stage: 'prod_eu' })).toThrow(ContextError);
+      expect(() => from({ stage: 'x'.repeat(33) })).toThrow(/stage=/);
+    });
+
+    it('turns reserved concurrency off with off or false, and rejects anything else', () => {
+      expect(from({ reservedConcurrency: 'off' }).reservedConcurrency).toBe(false);
+      expect(from({ reservedConcurrency: false }).reservedConcurrency).toBe(false);
+      expect(from({ reservedConcurrency: 'on' }).reservedConcurrency).toBe(true);
+      expect(() => from({ reservedConcurrency: 'no' })).toThrow(/reservedConcurrency="no"/);
+    });
+
+    it("keeps the ingest cap within Lambda's 2 to 1000", () => {
+      expect(from({ ingestMaxConcurrency: '2' }).ingestMaxConcurrency).toBe(2);
+      expect(() => from({ ingestMaxConcurrency: 1 })).toThrow(/from 2 to 1000/);
+      expect(() => from({ ingestMaxConcurrency: 1001 })).toThrow(/ingestMaxConcurrency=1001/);
+    });
+
+    it('reads producer accounts as a comma-separated list of 12-digit ids', () => {
+      expect(from({ producerAccounts: '111122223333, 444455556666' }).producerAccounts).toEqual([
+        '111122223333',
+        '444455556666',
+      ]);
+      expect(() => from({ producerAccounts: '1111' })).toThrow(/producerAccounts.*"1111"/);
+    });
+
+    it('accepts an SNS topic ARN for the alarms and rejects anything else', () => {
+      const arn = 'arn:aws:sns:eu-west-1:111122223333:pager';
+      expect(from({ alarmTopicArn: arn }).alarmTopicArn).toBe(arn);
+      expect(() => from({ alarmTopicArn: 'pager' })).toThrow(/alarmTopicArn="pager"/);
+    });
+
     it('ignores CDK keys such as feature flags', () => {
       expect(() =>
         from({ '@aws-cdk/core:checkSecretUsage': true, 'cli-telemetry': false }),
@@ -114,10 +276,49 @@ describe('settingsFromContext', () => {
   });
 });
 
+describe('validateDeploySettings', () => {
+  it('applies the context rules to a settings object, naming the key or the setting', () => {
+    expect(validateDeploySettings({ flushIntervalMs: 10_000 }).ticker.ticksPerInvocation).toBe(6);
+    expect(() => validateDeploySettings({ flushIntervalMs: 0 })).toThrow(
+      /SHARDWAL_FLUSH_INTERVAL_MS=0/,
+    );
+    expect(() =>
+      validateDeploySettings({ flushIntervalMS: 10_000 } as Record<string, unknown>),
+    ).toThrow(/flushIntervalMS.*not a shardwal context key/);
+  });
+});
+
+describe('contextSettings', () => {
+  it('keeps the camelCase keys of the context and leaves the CDK feature flags out', () => {
+    const app = new App({
+      context: { flushIntervalMs: 10_000, '@aws-cdk/core:checkSecretUsage': true, stage: 'x' },
+    });
+    expect(contextSettings(app)).toEqual({ flushIntervalMs: 10_000, stage: 'x' });
+  });
+});
+
 describe('createShardwalApp', () => {
   it('fails synth on flushIntervalMs 0 before building anything', () => {
     expect(() => createShardwalApp({ context: { flushIntervalMs: 0 } })).toThrow(
       /SHARDWAL_FLUSH_INTERVAL_MS=0/,
     );
+  });
+
+  it('names the stack Shardwal for the default stage and Shardwal-<stage> for another', () => {
+    expect(stackIdFor(DEFAULT_STAGE)).toBe('Shardwal');
+    expect(stackIdFor('staging')).toBe('Shardwal-staging');
+    const { stack } = createShardwalApp({
+      context: { stage: 'staging' },
+      functionCode: INLINE_CODE,
+    });
+    expect(stack.stackName).toBe('Shardwal-staging');
+    expect(stack.service.stage).toBe('staging');
+  });
+
+  it('deploys the stage cdk.json names, with the stage the functions and metrics carry', () => {
+    const { stack } = createShardwalApp({ context: cdkJsonContext(), functionCode: INLINE_CODE });
+    expect(cdkJsonContext().stage).toBe(DEFAULT_STAGE);
+    expect(stack.stackName).toBe('Shardwal');
+    expect(stack.service.stage).toBe(DEFAULT_STAGE);
   });
 });

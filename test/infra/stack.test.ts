@@ -1,7 +1,10 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HANDLERS, type HandlerName } from '../../infra/constructs/functions.js';
+import { IMMUTABLE_KEY_PATTERNS } from '../../infra/constructs/key-patterns.js';
 import { logicalIdOf } from '../../infra/constructs/nag.js';
+import { SPILL_LIFECYCLE_DAYS } from '../../lib/memtable/spill.js';
+import { holdBackSeconds, INGEST_MAX_RECEIVE_COUNT } from '../../lib/sqs/hold-back.js';
 import { functionId, type Synthesized, synth } from './support.js';
 
 let s: Synthesized;
@@ -11,9 +14,9 @@ beforeAll(() => {
 
 const resource = (id: string) => s.template.toJSON().Resources[id];
 
-describe('ShardwalStack', () => {
+describe('ShardwalService', () => {
   describe('table', () => {
-    it('is on demand, with PITR, deletion protection, KMS encryption, TTL and the pending GSI', () => {
+    it('is on demand, with PITR, deletion protection, KMS encryption, TTL, the pending and registry GSIs', () => {
       s.template.resourceCountIs('AWS::DynamoDB::Table', 1);
       s.template.hasResourceProperties('AWS::DynamoDB::Table', {
         BillingMode: 'PAY_PER_REQUEST',
@@ -34,6 +37,14 @@ describe('ShardwalStack', () => {
             ],
             Projection: { ProjectionType: 'KEYS_ONLY' },
           },
+          {
+            IndexName: 'registry',
+            KeySchema: [
+              { AttributeName: 'registryPk', KeyType: 'HASH' },
+              { AttributeName: 'registryShard', KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'KEYS_ONLY' },
+          },
         ],
       });
     });
@@ -47,7 +58,7 @@ describe('ShardwalStack', () => {
   });
 
   describe('bucket', () => {
-    const dataBucket = () => resource(logicalIdOf(s.stack.storage.bucket));
+    const dataBucket = () => resource(logicalIdOf(s.service.storage.bucket));
 
     it('blocks public access, encrypts, versions, logs access and is retained', () => {
       const b = dataBucket();
@@ -67,12 +78,12 @@ describe('ShardwalStack', () => {
         VersioningConfiguration: { Status: 'Enabled' },
         OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
         LoggingConfiguration: {
-          DestinationBucketName: { Ref: logicalIdOf(s.stack.storage.accessLogBucket) },
+          DestinationBucketName: { Ref: logicalIdOf(s.service.storage.accessLogBucket) },
         },
       });
     });
 
-    it('never expires or transitions a current object; only housekeeping of uploads and old versions', () => {
+    it('expires only spilled payloads (4 days, their old versions after 1); elsewhere only housekeeping of uploads and old versions', () => {
       const rules = dataBucket().Properties.LifecycleConfiguration.Rules as Record<
         string,
         unknown
@@ -85,12 +96,89 @@ describe('ShardwalStack', () => {
           NoncurrentVersionExpiration: { NoncurrentDays: 30 },
           ExpiredObjectDeleteMarker: true,
         },
+        {
+          // S3 applies the shorter of two overlapping expirations: 1 day, not 30, under spill/.
+          Id: 'expire-spilled-payloads',
+          Status: 'Enabled',
+          Prefix: 'spill/',
+          ExpirationInDays: SPILL_LIFECYCLE_DAYS,
+          NoncurrentVersionExpiration: { NoncurrentDays: 1 },
+        },
       ]);
+      expect(SPILL_LIFECYCLE_DAYS).toBe(4);
+      // No other rule expires a current object: WAL objects and exports stay.
+      expect(rules.filter((r) => r.ExpirationInDays !== undefined)).toHaveLength(1);
+    });
+
+    it('keeps the spill lifecycle rule whether spilling is on or off: orphans of an earlier threshold still expire', () => {
+      const off = synth({ spillBytes: 'off' });
+      const rules = off.template.toJSON().Resources[logicalIdOf(off.service.storage.bucket)]
+        .Properties.LifecycleConfiguration.Rules as { Id: string }[];
+      expect(rules.map((r) => r.Id)).toEqual(['housekeeping', 'expire-spilled-payloads']);
+    });
+
+    it('denies every principal a PutObject to WAL, export, segment, snapshot or spill keys without If-None-Match, parts exempt', () => {
+      const policy = Object.values(s.template.findResources('AWS::S3::BucketPolicy')).find(
+        (p) => p.Properties.Bucket.Ref === logicalIdOf(s.service.storage.bucket),
+      )!;
+      const statements = policy.Properties.PolicyDocument.Statement as Record<string, unknown>[];
+      const deny = statements.find((st) => st.Sid === 'DenyOverwriteOfImmutableKeys');
+      const objects = (pattern: string) => ({
+        'Fn::Join': [
+          '',
+          [{ 'Fn::GetAtt': [logicalIdOf(s.service.storage.bucket), 'Arn'] }, `/${pattern}`],
+        ],
+      });
+      expect(deny).toEqual({
+        Sid: 'DenyOverwriteOfImmutableKeys',
+        Effect: 'Deny',
+        Principal: { AWS: '*' },
+        Action: 's3:PutObject',
+        // The CDK sorts a statement's resources (minimizePolicies).
+        Resource: expect.arrayContaining([
+          ...['wal', 'aof', 'manifest', 'seg', 'snap'].map((kind) => objects(`shards/*/${kind}/*`)),
+          objects('spill/*'),
+        ]),
+        Condition: {
+          Null: { 's3:if-none-match': 'true' },
+          Bool: { 's3:ObjectCreationOperation': 'true' },
+        },
+      });
+      expect(deny?.Resource).toHaveLength(6);
+    });
+
+    it('builds the deny from the one list of immutable key patterns', () => {
+      const before = [...IMMUTABLE_KEY_PATTERNS];
+      (IMMUTABLE_KEY_PATTERNS as string[]).push('shards/*/extra/*');
+      try {
+        const withExtra = synth({ flushIntervalMs: '10000' });
+        const json = JSON.stringify(withExtra.template.findResources('AWS::S3::BucketPolicy'));
+        expect(json).toContain('/shards/*/extra/*');
+      } finally {
+        (IMMUTABLE_KEY_PATTERNS as string[]).splice(0, Infinity, ...before);
+      }
+    });
+
+    it('lets S3 deliver access logs to the log bucket through its bucket policy, with no ACL', () => {
+      const logs = resource(logicalIdOf(s.service.storage.accessLogBucket));
+      expect(logs.Properties.AccessControl).toBeUndefined();
+      s.template.hasResourceProperties('AWS::S3::BucketPolicy', {
+        Bucket: { Ref: logicalIdOf(s.service.storage.accessLogBucket) },
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Allow',
+              Principal: { Service: 'logging.s3.amazonaws.com' },
+              Action: 's3:PutObject',
+            }),
+          ]),
+        },
+      });
     });
 
     it('denies every request without TLS 1.2', () => {
       s.template.hasResourceProperties('AWS::S3::BucketPolicy', {
-        Bucket: { Ref: logicalIdOf(s.stack.storage.bucket) },
+        Bucket: { Ref: logicalIdOf(s.service.storage.bucket) },
         PolicyDocument: {
           Statement: Match.arrayWith([
             Match.objectLike({
@@ -112,25 +200,47 @@ describe('ShardwalStack', () => {
   describe('queues', () => {
     const queue = (q: Parameters<typeof logicalIdOf>[0]) => resource(logicalIdOf(q)).Properties;
 
-    it('redrives ingest and flush messages to their own DLQ after 5 receives', () => {
-      const { ingest, ingestDlq, flush, flushDlq } = s.stack.queues;
-      expect(queue(ingest).RedrivePolicy).toEqual({
-        deadLetterTargetArn: { 'Fn::GetAtt': [logicalIdOf(ingestDlq), 'Arn'] },
-        maxReceiveCount: 5,
-      });
+    it('redrives flush messages after 5 receives, ingest messages after 7 days of hold-backs', () => {
+      const { ingest, ingestDlq, ingestFifo, ingestFifoDlq, flush, flushDlq } = s.service.queues;
+      for (const [q, dlq] of [
+        [ingest, ingestDlq],
+        [ingestFifo, ingestFifoDlq],
+      ] as const) {
+        expect(queue(q).RedrivePolicy).toEqual({
+          deadLetterTargetArn: { 'Fn::GetAtt': [logicalIdOf(dlq), 'Arn'] },
+          maxReceiveCount: INGEST_MAX_RECEIVE_COUNT,
+        });
+        // Kept 14 days (SQS's maximum): a message held back all week still has a week.
+        expect(queue(q).MessageRetentionPeriod).toBe(14 * 24 * 3600);
+      }
+      let heldSeconds = 0;
+      for (let n = 1; n < INGEST_MAX_RECEIVE_COUNT; n++) heldSeconds += holdBackSeconds(n);
+      expect(heldSeconds).toBeLessThan(7 * 24 * 3600);
+      expect(heldSeconds + holdBackSeconds(INGEST_MAX_RECEIVE_COUNT)).toBeGreaterThanOrEqual(
+        7 * 24 * 3600,
+      );
       expect(queue(flush).RedrivePolicy).toEqual({
         deadLetterTargetArn: { 'Fn::GetAtt': [logicalIdOf(flushDlq), 'Arn'] },
         maxReceiveCount: 5,
       });
     });
 
+    it('keeps failures of scheduled invocations in their own queue, kept 14 days, with no consumer', () => {
+      expect(queue(s.service.queues.failures)).toMatchObject({ MessageRetentionPeriod: 1_209_600 });
+      expect(queue(s.service.queues.failures).RedrivePolicy).toBeUndefined();
+      const consumed = Object.values(
+        s.template.findResources('AWS::Lambda::EventSourceMapping'),
+      ).map((m) => m.Properties.EventSourceArn['Fn::GetAtt'][0]);
+      expect(consumed).not.toContain(logicalIdOf(s.service.queues.failures));
+    });
+
     it('encrypts every queue and denies non-TLS access to each', () => {
-      s.template.resourceCountIs('AWS::SQS::Queue', 4);
+      s.template.resourceCountIs('AWS::SQS::Queue', 7);
       for (const q of Object.values(s.template.findResources('AWS::SQS::Queue'))) {
         expect(q.Properties.SqsManagedSseEnabled).toBe(true);
       }
       const policies = Object.values(s.template.findResources('AWS::SQS::QueuePolicy'));
-      expect(policies).toHaveLength(4);
+      expect(policies).toHaveLength(7);
       for (const p of policies) {
         expect(JSON.stringify(p.Properties.PolicyDocument)).toContain(
           '"aws:SecureTransport":"false"',
@@ -141,17 +251,17 @@ describe('ShardwalStack', () => {
     it('sets visibility timeouts of at least six times the consumer timeout', () => {
       const fnTimeout = (name: HandlerName) =>
         resource(functionId(s, name)).Properties.Timeout as number;
-      expect(queue(s.stack.queues.ingest).VisibilityTimeout).toBeGreaterThanOrEqual(
+      expect(queue(s.service.queues.ingest).VisibilityTimeout).toBeGreaterThanOrEqual(
         6 * fnTimeout('putSqs'),
       );
-      expect(queue(s.stack.queues.flush).VisibilityTimeout).toBeGreaterThanOrEqual(
+      expect(queue(s.service.queues.flush).VisibilityTimeout).toBeGreaterThanOrEqual(
         6 * fnTimeout('flushWorker'),
       );
     });
 
     it('keeps queues holding producers rows when the stack is deleted', () => {
-      expect(resource(logicalIdOf(s.stack.queues.ingest)).DeletionPolicy).toBe('Retain');
-      expect(resource(logicalIdOf(s.stack.queues.ingestDlq)).DeletionPolicy).toBe('Retain');
+      expect(resource(logicalIdOf(s.service.queues.ingest)).DeletionPolicy).toBe('Retain');
+      expect(resource(logicalIdOf(s.service.queues.ingestDlq)).DeletionPolicy).toBe('Retain');
     });
   });
 
@@ -161,15 +271,36 @@ describe('ShardwalStack', () => {
       const bySource = Object.fromEntries(
         mappings.map((m) => [m.Properties.EventSourceArn['Fn::GetAtt'][0], m.Properties]),
       );
-      expect(bySource[logicalIdOf(s.stack.queues.ingest)]).toMatchObject({
+      expect(bySource[logicalIdOf(s.service.queues.ingest)]).toMatchObject({
         FunctionName: { Ref: functionId(s, 'putSqs') },
         FunctionResponseTypes: ['ReportBatchItemFailures'],
       });
-      expect(bySource[logicalIdOf(s.stack.queues.flush)]).toMatchObject({
+      expect(bySource[logicalIdOf(s.service.queues.flush)]).toMatchObject({
         FunctionName: { Ref: functionId(s, 'flushWorker') },
         FunctionResponseTypes: ['ReportBatchItemFailures'],
       });
-      expect(mappings).toHaveLength(2);
+      expect(bySource[logicalIdOf(s.service.queues.ingestFifo)]).toMatchObject({
+        FunctionName: { Ref: functionId(s, 'putSqs') },
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+      // FIFO event sources take no batching window.
+      expect(bySource[logicalIdOf(s.service.queues.ingestFifo)]).not.toHaveProperty(
+        'MaximumBatchingWindowInSeconds',
+      );
+      expect(mappings).toHaveLength(3);
+    });
+
+    it('caps the ingest source at ingestMaxConcurrency and the flush source at the workers reservation', () => {
+      const concurrencyOf = (x: Synthesized, q: Parameters<typeof logicalIdOf>[0]) =>
+        Object.values(x.template.findResources('AWS::Lambda::EventSourceMapping')).find(
+          (m) => m.Properties.EventSourceArn['Fn::GetAtt'][0] === logicalIdOf(q),
+        )?.Properties.ScalingConfig;
+      expect(concurrencyOf(s, s.service.queues.ingest)).toEqual({ MaximumConcurrency: 50 });
+      expect(concurrencyOf(s, s.service.queues.flush)).toEqual({ MaximumConcurrency: 10 });
+      const capped = synth({ ingestMaxConcurrency: 5 });
+      expect(concurrencyOf(capped, capped.service.queues.ingest)).toEqual({
+        MaximumConcurrency: 5,
+      });
     });
   });
 
@@ -200,17 +331,56 @@ describe('ShardwalStack', () => {
     });
 
     it('gives every function the resource names, the interval and the Powertools settings', () => {
+      const { ingest, ingestDlq, ingestFifo, ingestFifoDlq } = s.service.queues;
       for (const name of Object.keys(HANDLERS) as HandlerName[]) {
+        // put-sqs also gets each ingest queue paired with its DLQ (it dead-letters and holds back).
+        const ingestQueues =
+          name === 'putSqs'
+            ? {
+                SHARDWAL_INGEST_QUEUE_URL: { Ref: logicalIdOf(ingest) },
+                SHARDWAL_INGEST_DLQ_URL: { Ref: logicalIdOf(ingestDlq) },
+                SHARDWAL_INGEST_FIFO_QUEUE_URL: { Ref: logicalIdOf(ingestFifo) },
+                SHARDWAL_INGEST_FIFO_DLQ_URL: { Ref: logicalIdOf(ingestFifoDlq) },
+              }
+            : {};
         expect(resource(functionId(s, name)).Properties.Environment.Variables).toEqual({
-          SHARDWAL_TABLE: { Ref: logicalIdOf(s.stack.storage.table) },
-          SHARDWAL_BUCKET: { Ref: logicalIdOf(s.stack.storage.bucket) },
-          SHARDWAL_FLUSH_QUEUE_URL: { Ref: logicalIdOf(s.stack.queues.flush) },
+          ...ingestQueues,
+          SHARDWAL_TABLE: { Ref: logicalIdOf(s.service.storage.table) },
+          SHARDWAL_BUCKET: { Ref: logicalIdOf(s.service.storage.bucket) },
+          SHARDWAL_FLUSH_QUEUE_URL: { Ref: logicalIdOf(s.service.queues.flush) },
           SHARDWAL_FLUSH_INTERVAL_MS: '10000',
+          SHARDWAL_CAPACITY_MODE: 'on-demand',
+          SHARDWAL_SPILL_BYTES: '8192',
+          SHARDWAL_STAGE: 'default',
           POWERTOOLS_SERVICE_NAME: 'shardwal',
           POWERTOOLS_METRICS_NAMESPACE: 'shardwal',
+          POWERTOOLS_LOG_LEVEL: 'INFO',
           NODE_OPTIONS: '--enable-source-maps',
         });
       }
+    });
+
+    it('reserves concurrency for the ticker (2, for the minute overlap), flush workers, export and recover', () => {
+      const reserved = (x: Synthesized) =>
+        Object.fromEntries(
+          (Object.keys(HANDLERS) as HandlerName[]).map((name) => [
+            name,
+            x.template.toJSON().Resources[functionId(x, name)].Properties
+              .ReservedConcurrentExecutions,
+          ]),
+        );
+      expect(reserved(s)).toEqual({
+        putHttp: undefined,
+        statusHttp: undefined,
+        putSqs: undefined,
+        flushTick: 2,
+        flushWorker: 10,
+        export: 2,
+        recover: 2,
+      });
+      expect(Object.values(reserved(synth({ reservedConcurrency: 'off' })))).toEqual(
+        Object.keys(HANDLERS).map(() => undefined),
+      );
     });
 
     it('scales flusher memory with flush concurrency and WAL object size', () => {

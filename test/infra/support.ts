@@ -6,12 +6,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type App, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Code } from 'aws-cdk-lib/aws-lambda';
+import type { IConstruct } from 'constructs';
+import { shardwalNagPacks } from '../../infra/checks.js';
 import type { HandlerName } from '../../infra/constructs/functions.js';
 import { PROJECT_ROOT } from '../../infra/constructs/functions.js';
 import { logicalIdOf } from '../../infra/constructs/nag.js';
 import { createShardwalApp } from '../../infra/shardwal-app.js';
+import type { ShardwalService } from '../../infra/shardwal-service.js';
 import type { ShardwalStack } from '../../infra/shardwal-stack.js';
 
 /** The `context` block of cdk.json. */
@@ -22,9 +26,13 @@ export function cdkJsonContext(): Record<string, unknown> {
   return cdkJson.context;
 }
 
+/** Inline code for every function: template tests need no bundling. */
+export const INLINE_CODE = Code.fromInline('export const handler = async () => ({});');
+
 /** A synthesized stack. */
 export interface Synthesized {
   stack: ShardwalStack;
+  service: ShardwalService;
   template: Template;
 }
 
@@ -39,9 +47,9 @@ export function synth(context: Record<string, unknown> = {}): Synthesized {
   const { stack } = createShardwalApp({
     context: { ...cdkJsonContext(), ...context },
     builtinCloudFormationValidation: false,
-    functionCode: Code.fromInline('export const handler = async () => ({});'),
+    functionCode: INLINE_CODE,
   });
-  return { stack, template: Template.fromStack(stack) };
+  return { stack, service: stack.service, template: Template.fromStack(stack) };
 }
 
 /** An IAM policy statement as synthesized. */
@@ -71,7 +79,7 @@ export function statementsOfRole(template: Template, roleLogicalId: string): Sta
 
 /** Statements of the role of handler `name`. */
 export function statementsOf(s: Synthesized, name: HandlerName): Statement[] {
-  const role = s.stack.functions.byName[name].role;
+  const role = s.service.functions.byName[name].role;
   if (!role) throw new Error(`${name} has no role`);
   return statementsOfRole(s.template, logicalIdOf(role));
 }
@@ -83,5 +91,31 @@ export function actionsOf(statements: readonly Statement[]): string[] {
 
 /** The logical id of handler `name`'s function. */
 export function functionId(s: Synthesized, name: HandlerName): string {
-  return logicalIdOf(s.stack.functions.byName[name]);
+  return logicalIdOf(s.service.functions.byName[name]);
+}
+
+/** Every cdk-nag acknowledgement recorded under `root`. */
+export function acknowledgements(root: IConstruct): { path: string; id: string; reason: string }[] {
+  const found: { path: string; id: string; reason: string }[] = [];
+  for (const c of root.node.findAll()) {
+    for (const entry of c.node.metadata) {
+      if (entry.type !== Validations.ACKNOWLEDGED_RULES_METADATA_KEY) continue;
+      for (const [id, reason] of Object.entries(entry.data as Record<string, string>)) {
+        found.push({ path: c.node.path, id: id.replace(/^annotation::/i, ''), reason });
+      }
+    }
+  }
+  return found;
+}
+
+/** Unacknowledged findings (errors and warnings) of shardwal's packs over an app, one line each. */
+export function nagReport(app: IConstruct): string[] {
+  return shardwalNagPacks(app as App).flatMap((pack) =>
+    pack
+      .validateScope(app)
+      .violations.map(
+        (v) =>
+          `${v.severity} ${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`,
+      ),
+  );
 }

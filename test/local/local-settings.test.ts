@@ -3,7 +3,7 @@ import { ConfigError } from '../../lib/errors.js';
 import { localSettingsFromEnv } from '../../lib/local/local-settings.js';
 
 describe('localSettingsFromEnv', () => {
-  it('defaults to port 3000 (DynamoDB 3001, SQS 3002), ./.shardwal, a 1000 ms tick and WARN logs', () => {
+  it('defaults to port 3000 (DynamoDB 3001, SQS 3002), ./.shardwal, a 1000 ms tick, WARN logs, a 10-minute TTL sweep', () => {
     expect(localSettingsFromEnv({})).toEqual({
       port: 3000,
       dynamodbPort: 3001,
@@ -13,6 +13,7 @@ describe('localSettingsFromEnv', () => {
       logLevel: 'WARN',
       exportEveryMs: 300_000,
       verifyEveryMs: 3_600_000,
+      sweepEveryMs: 600_000,
     });
   });
 
@@ -25,8 +26,26 @@ describe('localSettingsFromEnv', () => {
   });
 
   it.each([
-    ['SHARDWAL_FLUSH_INTERVAL_MS', '1001', /SHARDWAL_FLUSH_INTERVAL_MS="1001": .*at most 1000/],
-    ['SHARDWAL_FLUSH_INTERVAL_MS', '0', /SHARDWAL_FLUSH_INTERVAL_MS="0": expected .* at least 1/],
+    ['1001', 1_001],
+    ['59999', 59_999],
+    ['60000', 60_000],
+    ['300000', 300_000],
+  ])('accepts the flush interval %s, as a deployment does', (value, ms) => {
+    expect(localSettingsFromEnv({ SHARDWAL_FLUSH_INTERVAL_MS: value }).flushIntervalMs).toBe(ms);
+  });
+
+  it.each([
+    [
+      'SHARDWAL_FLUSH_INTERVAL_MS',
+      '90000',
+      /SHARDWAL_FLUSH_INTERVAL_MS="90000": intervals of a minute or more must be whole minutes/,
+    ],
+    ['SHARDWAL_FLUSH_INTERVAL_MS', '0', /SHARDWAL_FLUSH_INTERVAL_MS="0": expected at least 1/],
+    [
+      'SHARDWAL_FLUSH_INTERVAL_MS',
+      '1.5',
+      /SHARDWAL_FLUSH_INTERVAL_MS="1.5": expected a whole number/,
+    ],
     [
       'SHARDWAL_FLUSH_INTERVAL_MS',
       'off',

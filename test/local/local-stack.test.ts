@@ -5,6 +5,7 @@ import path from 'node:path';
 import {
   GetQueueAttributesCommand,
   type MessageAttributeValue,
+  ReceiveMessageCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
   SQSClient,
@@ -148,7 +149,7 @@ describe('local stack', () => {
   });
 
   describe('SQS ingest queue', () => {
-    it('buffers the good messages of a batch and leaves the invalid one for redrive', async () => {
+    it('buffers the good messages of a batch and sends the invalid one to the dead-letter queue with its reason', async () => {
       // The sample batch: two valid messages for shard "clicks" (one with an
       // IdempotencyKey attribute, one keyed with a delete) and one invalid.
       const sample = loadEvent<SQSEvent>(EventFile.sqsBatch);
@@ -175,14 +176,32 @@ describe('local stack', () => {
           return body.durableSeq === 2 ? body : undefined;
         });
         expect(clicks).toMatchObject({ nextSeq: 3, durableSeq: 2 });
-        // The invalid message was not deleted: it waits, invisible, for its redelivery.
+        // The invalid message can never succeed: put-sqs dead-lettered it with the reason, once.
+        const dead = await eventually(async () => {
+          const out = await sqs.send(
+            new ReceiveMessageCommand({
+              QueueUrl: stack.info.deadLetterQueueUrl,
+              MessageAttributeNames: ['All'],
+            }),
+          );
+          return out.Messages?.[0];
+        });
+        expect(dead.Body).toBe(sample.Records[2]!.body);
+        expect(dead.MessageAttributes?.ShardwalRefusalKind?.StringValue).toBe('invalid_input');
+        expect(dead.MessageAttributes?.ShardwalRefusal?.StringValue).toContain('body.rows');
         const attributes = await sqs.send(
           new GetQueueAttributesCommand({
             QueueUrl: stack.info.queueUrl,
-            AttributeNames: ['ApproximateNumberOfMessagesNotVisible'],
+            AttributeNames: [
+              'ApproximateNumberOfMessages',
+              'ApproximateNumberOfMessagesNotVisible',
+            ],
           }),
         );
-        expect(attributes.Attributes?.ApproximateNumberOfMessagesNotVisible).toBe('1');
+        expect(attributes.Attributes).toMatchObject({
+          ApproximateNumberOfMessages: '0',
+          ApproximateNumberOfMessagesNotVisible: '0',
+        });
       } finally {
         sqs.destroy();
       }
@@ -224,7 +243,7 @@ describe('local stack', () => {
       );
       sqs.destroy();
       const report = await stack.stop();
-      expect(report).toEqual({ sqsMessagesLeft: 0, pendingShards: [] });
+      expect(report).toEqual({ sqsMessagesLeft: 0, sqsMessagesParked: 0, pendingShards: [] });
       expect(existsSync(path.join(dataDir, 'stack.json'))).toBe(false);
 
       // Stopped: the CLI opens the data folder itself.

@@ -5,6 +5,7 @@ import { flushShard } from '../../lib/flush/flush-shard.js';
 import { handlePut } from '../../lib/http/put-route.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import { putRows } from '../../lib/put/put-rows.js';
+import { parsePutValue } from '../../lib/put/schema.js';
 import { bodyOf, EventFile, httpEvent } from '../support/events.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
 
@@ -67,7 +68,7 @@ describe('poisoned shards', () => {
 });
 
 describe('size trigger', () => {
-  const rows = (n: number) => ({ rows: [{ pad: 'x'.repeat(n) }] });
+  const rows = (n: number) => parsePutValue({ rows: [{ pad: 'x'.repeat(n) }] }, 1);
 
   it('requests a flush exactly once per crossing of flushTriggerBytes', async () => {
     const f = await fixture(dynalite(), { flushTriggerBytes: 300, maxBufferedBytes: 100_000 });
@@ -76,9 +77,10 @@ describe('size trigger', () => {
     for (let i = 0; i < 10; i++) {
       const { bytes } = await putOne();
       seen.push(f.flushRequests.length);
-      expect(bytes).toBe(80);
+      expect(bytes).toBe(87);
     }
-    // 80 bytes a put: the 4th put takes the buffer from 240 to 320.
+    // 87 bytes a put (the row line `{"t":"r","row":{"pad":"x…x"}}` and its newline): the 4th put
+    // takes the buffer from 261 to 348.
     expect(seen).toEqual([0, 0, 0, 1, 1, 1, 1, 1, 1, 1]);
     expect(f.flushRequests).toEqual([SHARD]);
 

@@ -5,7 +5,7 @@ import { poisonShard } from '../../lib/fence/commit.js';
 import { flushShard } from '../../lib/flush/flush-shard.js';
 import { handlePut } from '../../lib/http/put-route.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
-import { waitDurable } from '../../lib/put/durable-wait.js';
+import { CommitDelayEstimate, nextCommitMoment, waitDurable } from '../../lib/put/durable-wait.js';
 import type { PutDeps } from '../../lib/put/put-rows.js';
 import { bodyOf, EventFile, httpEvent } from '../support/events.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
@@ -112,38 +112,177 @@ describe('the put path and the object store', () => {
 });
 
 describe('waitDurable', () => {
-  it('backs off between reads up to maxPollMs, so a long wait costs few reads', async () => {
-    const f = await fixture(dynalite());
-    await bufferedPut(f);
-    let reads = 0;
+  /** A table whose shard-record reads are timed on a fake clock that only sleeps move. */
+  function timedReads(f: Fixture, startMs: number) {
+    let now = startMs;
+    const readsAt: number[] = [];
     const table = {
       ...f.table,
       client: {
         send: (command: unknown) => {
-          reads++;
+          readsAt.push(now);
           return f.table.client.send(command as never);
         },
       } as unknown as typeof f.table.client,
     };
-    let now = 0;
-    const delays: number[] = [];
+    const clock = {
+      now: () => now,
+      sleep: async (ms: number) => {
+        now += ms;
+      },
+    };
+    return { table, readsAt, clock };
+  }
+
+  const grid = { intervalMs: 1_000, commitDelayMs: 40, maxPollMs: 1_000 };
+
+  it('reads a fresh allocation first at the next commit moment, once when it is durable there', async () => {
+    const f = await fixture(dynalite());
+    await bufferedPut(f);
+    await flushShard(f.flushDeps('ticker'), SHARD);
+    const { table, readsAt, clock } = timedReads(f, 1_234);
     const durable = await waitDurable(table, {
       shard: SHARD,
       seq: 1,
       generation: 0,
-      waitMs: 1_000,
-      pollMs: 10,
-      maxPollMs: 80,
-      now: () => now,
-      sleep: async (ms) => {
-        delays.push(ms);
-        now += ms;
-      },
+      waitMs: 5_000,
+      ...grid,
+      commitDelay: new CommitDelayEstimate(40),
+      ...clock,
+    });
+    expect(durable).toBe(true);
+    // The next grid tick is at 2000; its commit is expected 40 ms later.
+    expect(readsAt).toEqual([2_040]);
+  });
+
+  it('reads a repeat (no allocation of its own) at once', async () => {
+    const f = await fixture(dynalite());
+    await bufferedPut(f);
+    await flushShard(f.flushDeps('ticker'), SHARD);
+    const { table, readsAt, clock } = timedReads(f, 1_234);
+    const durable = await waitDurable(table, {
+      shard: SHARD,
+      seq: 1,
+      generation: undefined,
+      waitMs: 5_000,
+      ...grid,
+      ...clock,
+    });
+    expect(durable).toBe(true);
+    expect(readsAt).toEqual([1_234]);
+  });
+
+  it('re-reads a miss at doubling gaps from half a delay, then at the next commit moment, until the wait runs out', async () => {
+    const f = await fixture(dynalite());
+    await bufferedPut(f);
+    const { table, readsAt, clock } = timedReads(f, 100);
+    const durable = await waitDurable(table, {
+      shard: SHARD,
+      seq: 1,
+      generation: 0,
+      waitMs: 2_400,
+      ...grid,
+      commitDelay: new CommitDelayEstimate(40),
+      ...clock,
     });
     expect(durable).toBe(false);
-    expect(delays.slice(0, 5)).toEqual([10, 20, 40, 80, 80]);
-    expect(Math.max(...delays)).toBe(80);
-    // 0, 10, 30, 70, then every 80 ms to 1000: 16 reads, where a fixed 10 ms poll needs 101.
-    expect(reads).toBe(16);
+    expect(readsAt).toEqual([
+      1_040, 1_060, 1_100, 1_180, 1_340, 1_660, 2_040, 2_060, 2_100, 2_180, 2_340, 2_500,
+    ]);
+  });
+
+  it('reads at least every maxPollMs when commit moments are further apart', async () => {
+    const f = await fixture(dynalite());
+    await bufferedPut(f);
+    const { table, readsAt, clock } = timedReads(f, 0);
+    const estimate = new CommitDelayEstimate(40);
+    await waitDurable(table, {
+      shard: SHARD,
+      seq: 1,
+      generation: 0,
+      waitMs: 3_000,
+      ...grid,
+      intervalMs: 60_000,
+      commitDelay: estimate,
+      ...clock,
+    });
+    expect(readsAt).toEqual([1_000, 2_000, 3_000]);
+    // Reads between commit moments teach the estimate nothing.
+    expect(estimate.ms(30_000)).toBe(40);
+  });
+
+  it('without a grid, reads every maxPollMs', async () => {
+    const f = await fixture(dynalite());
+    await bufferedPut(f);
+    const { table, readsAt, clock } = timedReads(f, 0);
+    await waitDurable(table, {
+      shard: SHARD,
+      seq: 1,
+      generation: 0,
+      waitMs: 1_000,
+      intervalMs: undefined,
+      commitDelayMs: 40,
+      maxPollMs: 250,
+      commitDelay: new CommitDelayEstimate(40),
+      ...clock,
+    });
+    expect(readsAt).toEqual([250, 500, 750, 1_000]);
+  });
+
+  it('lengthens the commit delay after a first-read miss and shortens it after a hit', async () => {
+    const f = await fixture(dynalite());
+    await bufferedPut(f);
+    const estimate = new CommitDelayEstimate(40);
+    const wait = (generation: number | undefined, waitMs = 1_000) => {
+      const { table, clock } = timedReads(f, 100);
+      return waitDurable(table, {
+        shard: SHARD,
+        seq: 1,
+        generation,
+        waitMs,
+        ...grid,
+        commitDelay: estimate,
+        ...clock,
+      });
+    };
+    await wait(0, 100); // the deadline comes before the commit moment: no lesson
+    expect(estimate.ms(500)).toBe(40);
+    await wait(0);
+    expect(estimate.ms(500)).toBe(45); // 40 × 1.1 + 1
+    await flushShard(f.flushDeps('ticker'), SHARD);
+    await wait(0);
+    expect(estimate.ms(500)).toBe(41); // 45 × 0.9, rounded
+    await wait(undefined); // a repeat teaches nothing
+    expect(estimate.ms(500)).toBe(41);
+  });
+});
+
+describe('CommitDelayEstimate', () => {
+  describe('ms', () => {
+    it('stays within 1 ms and the bound it is given', () => {
+      const estimate = new CommitDelayEstimate(400);
+      expect(estimate.ms(50)).toBe(50);
+      for (let i = 0; i < 200; i++) estimate.hit();
+      expect(estimate.ms(50)).toBe(1);
+    });
+  });
+
+  describe('miss', () => {
+    it('never grows past the bound', () => {
+      const estimate = new CommitDelayEstimate(40);
+      for (let i = 0; i < 50; i++) estimate.miss(500);
+      expect(estimate.ms(10_000)).toBe(500);
+    });
+  });
+});
+
+describe('nextCommitMoment', () => {
+  it.each([
+    [0, 40],
+    [39, 40],
+    [40, 1_040],
+    [1_500, 2_040],
+  ])('after %i is %i (ticks every 1000 ms, commits 40 ms later)', (now, moment) => {
+    expect(nextCommitMoment(now, 1_000, 40)).toBe(moment);
   });
 });

@@ -49,12 +49,12 @@ describe('keyed rows and deletes', () => {
     const wal = decodeWal(walKey(SHARD, 0), (await f.memory.get(walKey(SHARD, 0)))!);
     expect(wal.header).toMatchObject({ shard: SHARD, position: 0, firstSeq: 1, lastSeq: 3 });
     expect(wal.rows).toEqual([
-      { seq: 1, offset: 0, row: { orderId: 'o-1001', total: 42.5 } },
-      { seq: 1, offset: 1, row: { orderId: 'o-1002', total: 17 } },
-      { seq: 2, offset: 2, key: 'o-1001', row: { orderId: 'o-1001', total: 45 } },
-      { seq: 2, offset: 3, key: '7', row: { orderId: 7, total: 1 } },
-      { seq: 3, offset: 4, key: 'o-1001', row: { orderId: 'o-1001', total: 45 } },
-      { seq: 3, offset: 5, key: 'o-1002', delete: true },
+      { seq: 1, offset: 0, text: '{"orderId":"o-1001","total":42.5}' },
+      { seq: 1, offset: 1, text: '{"orderId":"o-1002","total":17}' },
+      { seq: 2, offset: 2, key: '"o-1001"', text: '{"orderId":"o-1001","total":45}' },
+      { seq: 2, offset: 3, key: '7', text: '{"orderId":7,"total":1}' },
+      { seq: 3, offset: 4, key: '"o-1001"', text: '{"orderId":"o-1001","total":45}' },
+      { seq: 3, offset: 5, key: '"o-1002"', delete: true },
     ]);
   });
 
@@ -65,6 +65,6 @@ describe('keyed rows and deletes', () => {
     expect(put.statusCode).toBe(202);
     await flushShard(f.flushDeps('ticker'), SHARD);
     const wal = decodeWal(walKey(SHARD, 0), (await f.memory.get(walKey(SHARD, 0)))!);
-    expect(JSON.stringify(wal.rows[0]?.row)).toBe('{"__proto__":{"admin":true},"user":"u-1"}');
+    expect(wal.rows[0]?.text).toBe('{"__proto__":{"admin":true},"user":"u-1"}');
   });
 });

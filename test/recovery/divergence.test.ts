@@ -17,7 +17,7 @@ import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import { META_SK, shardPk } from '../../lib/memtable/table.js';
 import { walKey, walPrefix } from '../../lib/paths.js';
 import { putRows } from '../../lib/put/put-rows.js';
-import { parsePutBody } from '../../lib/put/schema.js';
+import { parsePutValue } from '../../lib/put/schema.js';
 import { FindingKind } from '../../lib/recovery/findings.js';
 import { rebuildShard } from '../../lib/recovery/rebuild.js';
 import { renderRebuildReport } from '../../lib/recovery/render.js';
@@ -26,6 +26,8 @@ import { verifyShard } from '../../lib/recovery/verify.js';
 import type { ObjectStore } from '../../lib/store/object-store.js';
 import { decodeWal } from '../../lib/wal/decode.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
+import { rowsOf } from '../support/rows.js';
+import { expireBatchItems } from '../support/shard-item.js';
 import { caught } from '../wal/helpers.js';
 import { exportDepsOf, recoveryDepsOf, snapshotOf, TestShard } from './support.js';
 
@@ -69,7 +71,7 @@ describe('divergence: a shard record rolled back behind S3', () => {
     const expected = new Map<number, BatchRow[]>();
     const put = async (body: { key?: string; rows: Array<Record<string, unknown>> }) => {
       const seq = await s.put(body);
-      expected.set(seq, parsePutBody(body, f.config.maxRowsPerPut).rows);
+      expected.set(seq, parsePutValue(body, f.config.maxRowsPerPut).rows);
       return seq;
     };
     await put({
@@ -90,8 +92,9 @@ describe('divergence: a shard record rolled back behind S3', () => {
     await s.flush(); // position 2: seqs 4-5
 
     await restoreRecord(f, backup); // durableSeq 2, walNextPos 1, nextSeq 3
+    await expireBatchItems(f.table, 's1', 5); // a restore older than the batch items' lifetime
     // Puts after the restore get seqs 3, 4, 5 (S3 holds other rows there) and 6 (beyond S3).
-    const reused: Array<{ seq: number; rows: Array<Record<string, unknown>> }> = [];
+    const reused: Array<{ seq: number; rows: BatchRow[] }> = [];
     for (const rows of [
       [{ id: 'a', v: 'stale' }],
       [{ id: 'z', v: 1 }],
@@ -99,10 +102,10 @@ describe('divergence: a shard record rolled back behind S3', () => {
     ]) {
       const { ack } = await putRows(f.put, {
         shard: 's1',
-        body: { key: 'id', rows },
+        body: parsePutValue({ key: 'id', rows }, 10),
         durability: 'buffered',
       });
-      reused.push({ seq: ack.seq, rows });
+      reused.push({ seq: ack.seq, rows: rowsOf(rows, 'id') });
     }
     expect(reused.map((r) => r.seq)).toEqual([3, 4, 5]);
     const beyond = await put({ key: 'id', rows: [{ id: 'd', v: 1 }] });
@@ -117,7 +120,11 @@ describe('divergence: a shard record rolled back behind S3', () => {
     expect(await flushShard(f.flushDeps('flusher'), 's1')).toMatchObject({ status: 'poisoned' });
     expect(
       await caught(() =>
-        putRows(f.put, { shard: 's1', body: { rows: [{}] }, durability: 'buffered' }),
+        putRows(f.put, {
+          shard: 's1',
+          body: parsePutValue({ rows: [{}] }, 10_000),
+          durability: 'buffered',
+        }),
       ),
     ).toBeInstanceOf(PoisonedError);
 
@@ -134,7 +141,7 @@ describe('divergence: a shard record rolled back behind S3', () => {
     });
     expect(report.cursors.after!.generation).toBe(report.cursors.before!.generation + 1);
     expect(report.batches?.rejected.map((r) => [r.seq, r.rows])).toEqual(
-      reused.map((r) => [r.seq, r.rows.map((row) => ({ key: String(row.id), row }))]),
+      reused.map((r) => [r.seq, r.rows]),
     );
     expect(report.batches?.rejected[0]?.reason).toContain(
       'rows rejected: seq 3 already durable in S3',
@@ -174,6 +181,7 @@ describe('divergence: a shard record rolled back behind S3', () => {
     await s.keyless([{ n: 1 }]);
     await s.flush(); // position 1: seqs 2-3
     await f.memory.delete(walKey('s1', 1)); // S3 restored from an older state
+    await expireBatchItems(f.table, 's1', 3); // ...and its batches' items are past their lifetime
 
     const verify = await verifyShard(recoveryDepsOf(f), 's1');
     expect(verify.findings.map((x) => x.kind)).toEqual([FindingKind.walMissing]);
@@ -198,7 +206,26 @@ describe('divergence: a shard record rolled back behind S3', () => {
       rows: 1,
     });
     const replay = await replayShard(f.store, 's1', { keepRows: true });
-    expect([...replay.state.keyed.keys()].sort()).toEqual(['a', 'c']);
+    expect([...replay.state.keyed.keys()].sort()).toEqual(['"a"', '"c"']);
+  });
+
+  it('a record ahead of S3 whose batch items still live loses nothing: rebuild flushes them again', async () => {
+    const f = await fixture(dynalite());
+    const s = new TestShard(f);
+    await s.keyed([{ id: 'a', v: 1 }]);
+    await s.flush();
+    await s.keyed([{ id: 'b', v: 1 }]);
+    await s.keyless([{ n: 1 }]);
+    await s.flush(); // position 1: seqs 2-3
+    await f.memory.delete(walKey('s1', 1)); // S3 restored from an older state
+
+    const report = await rebuildShard(recoveryDepsOf(f), 's1');
+    expect(report.status).toBe('rebuilt');
+    expect(report.batches?.lost).toEqual({ fromSeq: 2, toSeq: 3, missing: 0 });
+    expect(report.cursors.after).toMatchObject({ durableSeq: 1, walNextPos: 1, pending: true });
+    await s.flush();
+    const replay = await replayShard(f.store, 's1', { keepRows: true, keepKeyless: true });
+    expect(snapshotOf(replay.state)).toStrictEqual(s.model.snapshot());
   });
 
   it('rebuild fences a live flusher: its commit fails after the fence, and nothing is lost or doubled', async () => {

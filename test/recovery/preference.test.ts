@@ -8,9 +8,10 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import { exportShard } from '../../lib/export/export-shard.js';
+import { manifestKey } from '../../lib/manifest/format.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import { logger } from '../../lib/observability/telemetry.js';
-import { aofKey, walKey } from '../../lib/paths.js';
+import { walKey } from '../../lib/paths.js';
 import { rebuildShard } from '../../lib/recovery/rebuild.js';
 import { renderRebuildReport } from '../../lib/recovery/render.js';
 import { NO_EXPORT_WARNING, replayShard } from '../../lib/recovery/replay.js';
@@ -64,7 +65,7 @@ describe('recovery preference rules', () => {
       f,
       walKey('s1', 1),
       rewritten(original, (o) => {
-        o.rows[0]!.row = { id: 'a', v: 999 };
+        o.rows[0]!.text = '{"id":"a","v":999}';
       }),
     );
 
@@ -74,13 +75,13 @@ describe('recovery preference rules', () => {
     expect(snapshotOf(replay.state)).toStrictEqual(s.model.snapshot());
     // The WAL below does differ: replaying it alone (no export) sees the zombie's row.
     const walOnly = await replayAll(f, false);
-    expect(walOnly.state.keyed.get('a')?.row).toStrictEqual({ id: 'a', v: 999 });
+    expect(walOnly.state.keyed.get('"a"')?.text).toBe('{"id":"a","v":999}');
 
     const verify = await verifyShard(recoveryDepsOf(f), 's1');
     expect(verify.findings).toEqual([]);
     const rebuild = await rebuildShard(recoveryDepsOf(f), 's1');
     expect(rebuild.status).toBe('rebuilt');
-    expect(rebuild.export?.key).toBe(aofKey('s1', 2));
+    expect(rebuild.export?.key).toBe(manifestKey('s1', 2));
   });
 
   it('the WAL tail after the export is applied in position order', async () => {
@@ -92,8 +93,8 @@ describe('recovery preference rules', () => {
       objects: 2,
       stop: { reason: 'end' },
     });
-    expect(replay.state.keyed.has('b')).toBe(false); // deleted in the tail
-    expect(replay.state.keyed.get('c')?.row).toStrictEqual({ id: 'c', v: 1 });
+    expect(replay.state.keyed.has('"b"')).toBe(false); // deleted in the tail
+    expect(replay.state.keyed.get('"c"')?.text).toBe('{"id":"c","v":1}');
     expect(snapshotOf(replay.state)).toStrictEqual(s.model.snapshot());
     const report = await rebuildShard(recoveryDepsOf(f), 's1');
     expect(report.replayed).toMatchObject({ fromPosition: 2, toPosition: 4, objects: 2 });
@@ -123,20 +124,20 @@ describe('recovery preference rules', () => {
 
   it('an invalid newest export falls back to the previous valid one, loudly', async () => {
     const { f, s } = await shardWithHistory({ exportAt2: true, exportAt4: true });
-    const newest = (await f.memory.get(aofKey('s1', 4)))!;
-    await overwrite(f, aofKey('s1', 4), newest.subarray(0, newest.length - 20));
+    const newest = (await f.memory.get(manifestKey('s1', 4)))!;
+    await overwrite(f, manifestKey('s1', 4), newest.subarray(0, newest.length - 20));
 
     const report = await rebuildShard(recoveryDepsOf(f), 's1');
     expect(report.status).toBe('rebuilt');
     expect(report.fallbacks).toEqual([
       expect.objectContaining({
-        key: aofKey('s1', 4),
+        key: manifestKey('s1', 4),
         error: expect.objectContaining({ name: 'CorruptDataError' }),
       }),
     ]);
-    expect(report.export?.key).toBe(aofKey('s1', 2));
+    expect(report.export?.key).toBe(manifestKey('s1', 2));
     expect(report.warnings).toEqual([
-      expect.stringContaining(`export ${aofKey('s1', 4)} failed verification`),
+      expect.stringContaining(`export ${manifestKey('s1', 4)} failed verification`),
     ]);
     expect(report.replayed).toMatchObject({ fromPosition: 2, toPosition: 4 });
     expect(report.cursors.after?.aofWatermark).toBe(2);
@@ -149,7 +150,7 @@ describe('recovery preference rules', () => {
     await overwrite(
       f,
       walKey('s1', 3),
-      withVersion((await f.memory.get(walKey('s1', 3)))!, 2, gunzipSync),
+      withVersion((await f.memory.get(walKey('s1', 3)))!, 3, gunzipSync),
     );
     const before = await readShardRecord(f.table, 's1');
 
@@ -161,7 +162,7 @@ describe('recovery preference rules', () => {
       key: walKey('s1', 3),
       error: { name: 'UnknownFormatVersionError' },
     });
-    expect(report.stoppedAt?.detail).toContain('unknown WAL format version 2');
+    expect(report.stoppedAt?.detail).toContain('unknown WAL format version 3');
     expect(report.replayed).toMatchObject({ fromPosition: 2, toPosition: 3, objects: 1 });
     expect(report.skippedObjects).toBe(1);
     expect(report.cursors.after).toBeNull();

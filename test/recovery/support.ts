@@ -6,20 +6,22 @@
 import { gzipSync } from 'node:zlib';
 import type { ExportDeps } from '../../lib/export/deps.js';
 import { type FlushOutcome, flushShard } from '../../lib/flush/flush-shard.js';
+import { voidLifetimeMs } from '../../lib/liveness.js';
 import type { BatchRow } from '../../lib/memtable/batch-codec.js';
 import { type PutRequest, putRows } from '../../lib/put/put-rows.js';
-import { parsePutBody } from '../../lib/put/schema.js';
+import { parsePutValue } from '../../lib/put/schema.js';
 import type { RecoveryDeps } from '../../lib/recovery/deps.js';
 import type { ShardState } from '../../lib/recovery/shard-state.js';
 import { encodeWal } from '../../lib/wal/encode.js';
-import type { JsonObject, WalObject } from '../../lib/wal/format.js';
+import type { WalObject } from '../../lib/wal/format.js';
 import type { Fixture } from '../support/harness.js';
 
 /** A row as the state comparisons see it. */
 export interface ModelRow {
   seq: number;
   offset: number;
-  row: JsonObject;
+  /** The row's text as stored. */
+  text: string;
 }
 
 /** Comparable state: keyed rows by ascending key, keyless rows in offset order. */
@@ -38,9 +40,9 @@ export class LiveModel {
   apply(seq: number, rows: readonly BatchRow[]): void {
     for (const row of rows) {
       const offset = this.#nextOffset++;
-      if (row.key === undefined) this.keyless.push({ seq, offset, row: row.row! });
+      if (row.key === undefined) this.keyless.push({ seq, offset, text: row.text! });
       else if (row.delete) this.keyed.delete(row.key);
-      else this.keyed.set(row.key, { seq, offset, row: row.row! });
+      else this.keyed.set(row.key, { seq, offset, text: row.text! });
     }
   }
 
@@ -53,7 +55,7 @@ export class LiveModel {
 export function snapshotOf(state: ShardState): Snapshot {
   const keyed = new Map<string, ModelRow>();
   for (const [key, entry] of state.keyed)
-    keyed.set(key, { seq: entry.seq, offset: entry.offset, row: entry.row! });
+    keyed.set(key, { seq: entry.seq, offset: entry.offset, text: entry.text! });
   return { keyed: sortedEntries(keyed), keyless: state.keyless.map((r) => ({ ...r })) };
 }
 
@@ -81,9 +83,10 @@ export class TestShard {
   }
 
   async put(body: { key?: string; rows: Array<Record<string, unknown>> }): Promise<number> {
-    const request: PutRequest = { shard: this.shard, body, durability: 'buffered' };
+    const parsed = parsePutValue(body, this.f.config.maxRowsPerPut);
+    const request: PutRequest = { shard: this.shard, body: parsed, durability: 'buffered' };
     const { ack } = await putRows(this.f.put, request);
-    this.model.apply(ack.seq, parsePutBody(body, this.f.config.maxRowsPerPut).rows);
+    this.model.apply(ack.seq, parsed.rows);
     return ack.seq;
   }
 
@@ -106,6 +109,7 @@ export function recoveryDepsOf(f: Fixture, owner = 'test-recovery'): RecoveryDep
     now: f.clock.now,
     gapSealMs: f.config.gapSealMs,
     leaseMs: f.config.leaseMs,
+    voidLifetimeMs: voidLifetimeMs(f.config),
     owner,
   };
 }
@@ -117,6 +121,8 @@ export function exportDepsOf(f: Fixture, overrides: Partial<ExportDeps> = {}): E
     store: f.store,
     now: f.clock.now,
     walRetentionMs: f.config.walRetentionMs,
+    exportRetentionMs: f.config.exportRetentionMs,
+    historyRetentionMs: f.config.historyRetentionMs,
     ...overrides,
   };
 }
@@ -142,6 +148,6 @@ export function withVersion(
 ): Uint8Array {
   const text = gunzip(bytes)
     .toString('utf8')
-    .replace(/"v":1,/, `"v":${version},`);
+    .replace(/"v":\d+,/, `"v":${version},`);
   return gzipSync(Buffer.from(text, 'utf8'));
 }

@@ -12,6 +12,7 @@ function listingHook(inner: ObjectStore, beforeList: () => Promise<void>): Objec
   let fired = false;
   return {
     putIfAbsent: (key, body) => inner.putIfAbsent(key, body),
+    putStreamIfAbsent: (key, body) => inner.putStreamIfAbsent(key, body),
     get: (key) => inner.get(key),
     getStream: (key) => inner.getStream(key),
     delete: (key) => inner.delete(key),

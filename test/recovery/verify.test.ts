@@ -1,13 +1,18 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import { exportShard } from '../../lib/export/export-shard.js';
+import { poisonShard } from '../../lib/fence/commit.js';
 import { FaultPoint, SimulatedCrash } from '../../lib/flush/fault-points.js';
 import { flushShard } from '../../lib/flush/flush-shard.js';
+import { itemLifetimes } from '../../lib/liveness.js';
+import { manifestKey } from '../../lib/manifest/format.js';
 import { allocateSeq } from '../../lib/memtable/allocate.js';
 import { listBatchHeads } from '../../lib/memtable/batch-heads.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
+import { RESPILL_AGE_MS } from '../../lib/memtable/spill.js';
+import { batchRange, queryShardItems } from '../../lib/memtable/table.js';
 import { logger } from '../../lib/observability/telemetry.js';
-import { aofKey, walKey } from '../../lib/paths.js';
+import { SPILL_PREFIX, walKey } from '../../lib/paths.js';
 import { FindingKind, HealKind } from '../../lib/recovery/findings.js';
 import { renderVerifyAllReport, renderVerifyReport } from '../../lib/recovery/render.js';
 import { verifyShard } from '../../lib/recovery/verify.js';
@@ -43,7 +48,7 @@ describe(verifyShard, () => {
       ok: true,
       findings: [],
       heals: [],
-      exportChecked: { key: aofKey('s1', 2), coveredPosition: 2, full: true, valid: true },
+      exportChecked: { key: manifestKey('s1', 2), coveredPosition: 2, full: true, valid: true },
       walChecked: { fromPosition: 2, toPosition: 3, objects: 1, rows: 1 },
       pendingAppend: null,
     });
@@ -82,20 +87,48 @@ describe(verifyShard, () => {
     expect(renderVerifyReport(report)).toContain('healed      expired-lease-cleared');
   });
 
-  it('deletes batch items a crash after commit left behind, keeping void heads', async () => {
+  it('extends the expiry of pending items near it, even on a poisoned shard, and deletes nothing', async () => {
     const { f, s } = await healthy();
     await s.keyed([{ id: 'c', v: 1 }]);
-    await caught(() =>
-      flushShard(f.flushDeps('crasher', { faults: crashAt(FaultPoint.afterCommit) }), 's1'),
-    );
-    const record = await readShardRecord(f.table, 's1');
-    expect(await listBatchHeads(f.table, 's1', 1, record!.durableSeq)).toHaveLength(1);
+    await poisonShard(f.table, 's1', 'test: stalled', f.clock.now());
+    const { batchMs } = itemLifetimes(f.config);
+    const pending = (await readShardRecord(f.table, 's1'))!.nextSeq - 1;
+    const expiryOf = async () => {
+      const items = [];
+      const range = batchRange(pending, pending);
+      for await (const item of queryShardItems(f.table, 's1', range, 'test')) {
+        items.push(Number(item.expiresAt?.N));
+      }
+      return items;
+    };
+    const [written] = await expiryOf();
+    expect(written).toBe(Math.ceil((f.clock.now() + batchMs) / 1000));
+    // Half a lifetime on, nothing to do yet; past it, the pending item is renewed.
+    f.clock.advance(batchMs / 2 - 60_000);
+    expect((await verifyShard(recoveryDepsOf(f), 's1')).heals).toEqual([]);
+    f.clock.advance(120_000);
     const report = await verifyShard(recoveryDepsOf(f), 's1');
     expect(report.heals).toEqual([
-      expect.objectContaining({ kind: HealKind.coveredBatchesDeleted, shard: 's1' }),
+      expect.objectContaining({ kind: HealKind.pendingExpiryExtended, shard: 's1' }),
     ]);
-    expect(await listBatchHeads(f.table, 's1', 1, record!.durableSeq)).toEqual([]);
-    expect((await verifyShard(recoveryDepsOf(f), 's1')).heals).toEqual([]);
+    expect(await expiryOf()).toEqual([Math.ceil((f.clock.now() + batchMs) / 1000)]);
+  });
+
+  it("copies a poisoned shard's aged spilled payload to a fresh key, and reports it", async () => {
+    const f = await fixture(dynalite(), { spillBytes: 0 });
+    const s = new TestShard(f, 's1');
+    await s.keyed([{ id: 'c', v: 1 }]);
+    await poisonShard(f.table, 's1', 'test: stalled', f.clock.now());
+    f.clock.advance(RESPILL_AGE_MS);
+    const report = await verifyShard(recoveryDepsOf(f), 's1');
+    expect(report.heals).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ kind: HealKind.spilledPayloadCopied, shard: 's1' }),
+      ]),
+    );
+    const keys: string[] = [];
+    for await (const key of f.memory.list(SPILL_PREFIX)) keys.push(key);
+    expect(keys).toHaveLength(2);
   });
 
   it('seals a gap older than gapSealMs, leaves a young one, and the flusher then proceeds', async () => {
@@ -121,10 +154,13 @@ describe(verifyShard, () => {
       lastSeq: allocation.seq + 1,
       sealed: [],
     });
-    // Verify's sweep keeps the void head, so a late write of that seq still fails.
+    // Nothing removes the void head, so a late write of that seq still fails.
     await verifyShard(recoveryDepsOf(f), 's1');
-    const kept = await listBatchHeads(f.table, 's1', 1, allocation.seq + 1);
-    expect(kept.map((head) => [head.seq, head.kind])).toEqual([[allocation.seq, 'void']]);
+    const kept = await listBatchHeads(f.table, 's1', allocation.seq, allocation.seq + 1);
+    expect(kept.map((head) => [head.seq, head.kind])).toEqual([
+      [allocation.seq, 'void'],
+      [allocation.seq + 1, 'rows'],
+    ]);
   });
 
   it('reports a corrupt and an unknown-version object as findings, each a log line', async () => {
@@ -161,7 +197,7 @@ describe(verifyShard, () => {
 
   it('reports a watermark naming a missing export, and still checks the chain after it', async () => {
     const { f } = await healthy();
-    await f.memory.delete(aofKey('s1', 2));
+    await f.memory.delete(manifestKey('s1', 2));
     const report = await verifyShard(recoveryDepsOf(f), 's1');
     expect(report.findings.map((x) => x.kind)).toEqual([FindingKind.exportMissing]);
     expect(report.walChecked).toMatchObject({ fromPosition: 2, toPosition: 3 });

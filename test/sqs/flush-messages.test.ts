@@ -1,7 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { UnavailableError } from '../../lib/errors.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
+import { Metric } from '../../lib/observability/metric-names.js';
+import { metrics } from '../../lib/observability/telemetry.js';
 import { putRows } from '../../lib/put/put-rows.js';
+import { parsePutValue } from '../../lib/put/schema.js';
 import { handleFlushMessages } from '../../lib/sqs/flush-messages.js';
 import { InstrumentedObjectStore } from '../../lib/store/instrumented-store.js';
 import type { PutIfAbsentResult } from '../../lib/store/object-store.js';
@@ -12,10 +15,18 @@ import { lambdaContext } from '../support/lambda-context.js';
 const dynalite = useDynalite();
 
 async function putTo(f: Fixture, shard: string) {
-  await putRows(f.put, { shard, body: { rows: [{ shard }] }, durability: 'buffered' });
+  await putRows(f.put, {
+    shard,
+    body: parsePutValue({ rows: [{ shard }] }, 10_000),
+    durability: 'buffered',
+  });
 }
 
 describe('handleFlushMessages', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
   it('flushes each named shard and fails only the bad message', async () => {
     const f = await fixture(dynalite());
     await putTo(f, 'orders');
@@ -80,5 +91,30 @@ describe('handleFlushMessages', () => {
       f.flushDeps('worker'),
     );
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'bad' }]);
+  });
+
+  it("emits each shard's oldest pending age, read from the table when its flush failed", async () => {
+    const f = await fixture(dynalite());
+    await putTo(f, 'clicks');
+    f.clock.advance(2_000);
+    await putTo(f, 'orders');
+    f.clock.advance(1_000);
+    class FlakyStore extends InstrumentedObjectStore {
+      override async putIfAbsent(key: string, body: Uint8Array): Promise<PutIfAbsentResult> {
+        if (key.includes('/clicks/')) throw new UnavailableError('S3 503 SlowDown');
+        return super.putIfAbsent(key, body);
+      }
+    }
+    const spy = vi.spyOn(metrics, 'addMetric');
+    const [orders, clicks] = sqsEvent(EventFile.flushRequests).Records;
+    await handleFlushMessages(
+      { Records: [orders!, clicks!] },
+      lambdaContext(),
+      f.flushDeps('worker', { store: new FlakyStore(f.memory) }),
+    );
+    const ages = spy.mock.calls
+      .filter(([name]) => name === Metric.oldestPendingAgeMs)
+      .map(([, , value]) => value);
+    expect(ages.sort()).toEqual([1_000, 3_000]);
   });
 });

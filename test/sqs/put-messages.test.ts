@@ -33,7 +33,7 @@ describe('handlePutMessages', () => {
     const batches = [...bySeq.values()].map((rows) => JSON.stringify(rows));
     expect(batches).toHaveLength(2);
     expect(batches.some((b) => b.includes('/pricing') && b.includes('/docs'))).toBe(true);
-    expect(batches.some((b) => b.includes('"key":"u-99","delete":true'))).toBe(true);
+    expect(batches.some((b) => b.includes('"key":"\\"u-99\\"","delete":true'))).toBe(true);
   });
 
   it('buffers nothing when the same messages are delivered again', async () => {

@@ -40,6 +40,14 @@ export function expectBytes(actual: Uint8Array | undefined, expected: Uint8Array
   expect(Buffer.from(actual!).equals(Buffer.from(expected))).toBe(true);
 }
 
+/** Yields `chunks` one by one, each after a turn of the event loop (as a stream would). */
+export async function* stream(chunks: readonly Uint8Array[]): AsyncGenerator<Uint8Array> {
+  for (const chunk of chunks) {
+    await new Promise((resolve) => setImmediate(resolve));
+    yield chunk;
+  }
+}
+
 /** Every byte value, so encodings that mangle binary show up. */
 const ALL_BYTES = Uint8Array.from({ length: 256 }, (_, i) => i);
 
@@ -97,6 +105,52 @@ export function objectStoreContract(
         await store.putIfAbsent(walKey('a', 0), body);
         body.fill(0);
         expectBytes(await store.get(walKey('a', 0)), Uint8Array.of(1, 2, 3));
+      });
+    });
+
+    describe('putStreamIfAbsent', () => {
+      it('stores the chunks joined when the key is new', async () => {
+        const body = stream([ALL_BYTES.subarray(0, 100), ALL_BYTES.subarray(100)]);
+        expect(await store.putStreamIfAbsent(walKey('a', 1), body)).toBe('created');
+        expectBytes(await store.get(walKey('a', 1)), ALL_BYTES);
+      });
+
+      it.runIf(createIfAbsent)(
+        'returns exists and keeps the first bytes when the key is taken',
+        async () => {
+          await store.putIfAbsent(walKey('a', 1), Uint8Array.of(1, 2, 3));
+          expect(await store.putStreamIfAbsent(walKey('a', 1), stream([Uint8Array.of(9)]))).toBe(
+            'exists',
+          );
+          expectBytes(await store.get(walKey('a', 1)), Uint8Array.of(1, 2, 3));
+        },
+      );
+
+      it('publishes nothing and passes the error on when the body fails', async () => {
+        const failure = new Error('the fold stopped');
+        async function* failing() {
+          yield Uint8Array.of(1, 2, 3);
+          throw failure;
+        }
+        await expect(store.putStreamIfAbsent(walKey('a', 2), failing())).rejects.toBe(failure);
+        expect(await store.get(walKey('a', 2))).toBeUndefined();
+        expect(await collect(store.list('shards/a/'))).toEqual([]);
+      });
+
+      it.runIf(createIfAbsent)('lets exactly one writer win when 10 race for one key', async () => {
+        const key = walKey('a', 8);
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, writer) => {
+            const body = writerBody(writer);
+            return store.putStreamIfAbsent(
+              key,
+              stream([body.subarray(0, 1000), body.subarray(1000)]),
+            );
+          }),
+        );
+        const winners = results.flatMap((result, writer) => (result === 'created' ? [writer] : []));
+        expect(winners).toHaveLength(1);
+        expectBytes(await store.get(key), writerBody(winners[0]!));
       });
     });
 

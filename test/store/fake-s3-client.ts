@@ -1,17 +1,23 @@
 /**
  * A scriptable stand-in for `S3Client`: a `Map` behind `send`, enforcing
- * `If-None-Match: *` the way S3 does (412 `PreconditionFailed`), with a queue
- * of hooks that can fail, delay or lose the response of the next sends.
+ * `If-None-Match: *` the way S3 does (412 `PreconditionFailed`, on
+ * `PutObject` and on `CompleteMultipartUpload`), with multipart uploads held
+ * apart until completed, and a queue of hooks that can fail, delay or lose
+ * the response of the next sends.
  */
 
 import { Readable } from 'node:stream';
 import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   type S3Client,
   S3ServiceException,
+  UploadPartCommand,
 } from '@aws-sdk/client-s3';
 
 /** Intercepts one send; `forward` performs it against the fake bucket. */
@@ -49,6 +55,9 @@ export function sdkBody(bytes: Uint8Array): Readable {
 /** The fake client. Use `asClient()` where an `S3Client` is expected. */
 export class FakeS3Client {
   readonly objects = new Map<string, Uint8Array>();
+  /** Multipart uploads not yet completed or aborted: upload id → key and parts by number. */
+  readonly uploads = new Map<string, { key: string; parts: Map<number, Uint8Array> }>();
+  #nextUpload = 0;
   /** Names of the commands sent, in order. */
   readonly sent: string[] = [];
   readonly #hooks: SendHook[] = [];
@@ -93,6 +102,33 @@ export class FakeS3Client {
         IsTruncated: truncated,
         NextContinuationToken: truncated ? page.at(-1) : undefined,
       };
+    }
+    if (command instanceof CreateMultipartUploadCommand) {
+      const id = `upload-${++this.#nextUpload}`;
+      this.uploads.set(id, { key: command.input.Key!, parts: new Map() });
+      return { UploadId: id };
+    }
+    if (command instanceof UploadPartCommand) {
+      const upload = this.uploads.get(command.input.UploadId!);
+      if (!upload) throw s3Error('NoSuchUpload', 404);
+      const n = command.input.PartNumber!;
+      upload.parts.set(n, Uint8Array.from(command.input.Body as Uint8Array));
+      return { ETag: `"etag-${n}"` };
+    }
+    if (command instanceof CompleteMultipartUploadCommand) {
+      const { UploadId, Key, IfNoneMatch, MultipartUpload } = command.input;
+      const upload = this.uploads.get(UploadId!);
+      if (!upload || upload.key !== Key) throw s3Error('NoSuchUpload', 404);
+      if (IfNoneMatch === '*' && this.objects.has(Key!)) throw s3Error('PreconditionFailed', 412);
+      const numbers = (MultipartUpload?.Parts ?? []).map((p) => p.PartNumber!);
+      const body = Buffer.concat(numbers.map((n) => upload.parts.get(n)!));
+      this.objects.set(Key!, Uint8Array.from(body));
+      this.uploads.delete(UploadId!);
+      return {};
+    }
+    if (command instanceof AbortMultipartUploadCommand) {
+      if (!this.uploads.delete(command.input.UploadId!)) throw s3Error('NoSuchUpload', 404);
+      return {};
     }
     if (command instanceof DeleteObjectCommand) {
       this.objects.delete(command.input.Key!);

@@ -66,6 +66,26 @@ describe('FaultyObjectStore', () => {
     });
   });
 
+  describe('putStreamIfAbsent', () => {
+    it("draws from putIfAbsent's script: a fail reads no byte of the body, a lost ack stores it", async () => {
+      const inner = new MemoryObjectStore();
+      const store = new FaultyObjectStore(inner, { script: { putIfAbsent: ['fail', 'lostAck'] } });
+      let pulled = 0;
+      async function* body() {
+        pulled += 1;
+        yield Uint8Array.of(1, 2);
+      }
+      await expect(store.putStreamIfAbsent(key, body())).rejects.toThrow(/failed before it ran/);
+      expect(pulled).toBe(0);
+      expect(inner.size).toBe(0);
+      await expect(store.putStreamIfAbsent(key, body())).rejects.toThrow(
+        /acknowledgement was lost/,
+      );
+      expect(await inner.get(key)).toEqual(Uint8Array.of(1, 2));
+      expect(await store.putStreamIfAbsent(key, body())).toBe('exists');
+    });
+  });
+
   describe('list', () => {
     it('throws UnavailableError on the first step when scripted to fail', async () => {
       const inner = new MemoryObjectStore();

@@ -50,6 +50,18 @@ describe('InstrumentedObjectStore', () => {
     });
   });
 
+  describe('putStreamIfAbsent', () => {
+    it('counts a streamed create as one putIfAbsent, whatever the number of chunks', async () => {
+      const store = new InstrumentedObjectStore(new MemoryObjectStore());
+      async function* body() {
+        yield Uint8Array.of(1);
+        yield Uint8Array.of(2);
+      }
+      expect(await store.putStreamIfAbsent(walKey('a', 0), body())).toBe('created');
+      expect(store.counts()).toEqual({ putIfAbsent: 1, get: 0, getStream: 0, list: 0, delete: 0 });
+    });
+  });
+
   describe('onRequest', () => {
     it('reports each request with its key, or prefix for list, in call order', async () => {
       const seen: [StoreOperation, string][] = [];

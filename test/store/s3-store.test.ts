@@ -13,7 +13,7 @@ import {
   S3ObjectStore,
   type S3ObjectStoreOptions,
 } from '../../lib/store/s3-store.js';
-import { collect, expectBytes, objectStoreContract, readAll } from './contract.js';
+import { collect, expectBytes, objectStoreContract, readAll, stream } from './contract.js';
 import { FakeS3Client, failWith, networkError, s3Error } from './fake-s3-client.js';
 
 // s3rver is CommonJS without types; this is the slice of it the tests use.
@@ -63,6 +63,12 @@ objectStoreContract(
 
 objectStoreContract('S3ObjectStore on a fake client enforcing If-None-Match', async () => ({
   store: new S3ObjectStore(new FakeS3Client().asClient(), 'bucket', { listPageSize: 2 }),
+  cleanup: async () => {},
+}));
+
+// Streamed writes in 64-byte parts: every streamed case above is a multipart upload here.
+objectStoreContract('S3ObjectStore on a fake client, streamed writes in parts', async () => ({
+  store: new S3ObjectStore(new FakeS3Client().asClient(), 'bucket', { streamPartBytes: 64 }),
   cleanup: async () => {},
 }));
 
@@ -152,6 +158,104 @@ describe('S3ObjectStore', () => {
       expect(error).toBeInstanceOf(InternalError);
       expect(error.message).toMatch(/AccessDenied HTTP 403/);
       expect(fake.sent).toHaveLength(1);
+    });
+  });
+
+  describe('putStreamIfAbsent', () => {
+    const passThrough = (_: unknown, forward: () => Promise<unknown>) => forward();
+    const body = () => stream([Buffer.alloc(50, 1), Buffer.alloc(50, 2), Buffer.alloc(10, 3)]);
+    const joined = Buffer.concat([Buffer.alloc(50, 1), Buffer.alloc(50, 2), Buffer.alloc(10, 3)]);
+
+    it('completes a multipart upload with If-None-Match when the body spans parts', async () => {
+      const { fake, store } = fakeStore({ streamPartBytes: 64 });
+      const completes: unknown[] = [];
+      fake.enqueue(passThrough, passThrough, passThrough, async (command, forward) => {
+        completes.push((command as { input: unknown }).input);
+        return forward();
+      });
+      expect(await store.putStreamIfAbsent(key, body())).toBe('created');
+      expect(fake.sent).toEqual([
+        'CreateMultipartUploadCommand',
+        'UploadPartCommand',
+        'UploadPartCommand',
+        'CompleteMultipartUploadCommand',
+      ]);
+      expect(completes[0]).toMatchObject({ IfNoneMatch: '*' });
+      expectBytes(fake.objects.get(key), joined);
+      expect(fake.uploads.size).toBe(0);
+    });
+
+    it('sends one conditional PutObject when the body fits in one part', async () => {
+      const { fake, store } = fakeStore();
+      expect(await store.putStreamIfAbsent(key, body())).toBe('created');
+      expect(fake.sent).toEqual(['PutObjectCommand']);
+      expectBytes(fake.objects.get(key), joined);
+    });
+
+    it('answers exists and aborts the upload when the completion meets 412', async () => {
+      const { fake, store, sleeps } = fakeStore({ streamPartBytes: 64 });
+      fake.objects.set(key, Uint8Array.of(7));
+      expect(await store.putStreamIfAbsent(key, body())).toBe('exists');
+      expect(fake.sent.slice(-2)).toEqual([
+        'CompleteMultipartUploadCommand',
+        'AbortMultipartUploadCommand',
+      ]);
+      expect(sleeps).toEqual([]);
+      expect(fake.uploads.size).toBe(0);
+      expectBytes(fake.objects.get(key), Uint8Array.of(7));
+    });
+
+    it('aborts the upload and passes the error on when the body fails after a part', async () => {
+      const { fake, store } = fakeStore({ streamPartBytes: 64 });
+      const failure = new Error('the fold stopped');
+      async function* failing() {
+        yield Buffer.alloc(100, 1);
+        throw failure;
+      }
+      await expect(store.putStreamIfAbsent(key, failing())).rejects.toBe(failure);
+      expect(fake.sent).toEqual([
+        'CreateMultipartUploadCommand',
+        'UploadPartCommand',
+        'AbortMultipartUploadCommand',
+      ]);
+      expect(fake.uploads.size).toBe(0);
+      expect(fake.objects.has(key)).toBe(false);
+    });
+
+    it('aborts and throws UnavailableError when the completion meets 409, without retrying it', async () => {
+      const { fake, store } = fakeStore({ streamPartBytes: 64 });
+      fake.enqueue(
+        passThrough,
+        passThrough,
+        passThrough,
+        failWith(s3Error('ConditionalRequestConflict', 409)),
+      );
+      const error = await rejection(store.putStreamIfAbsent(key, body()));
+      expect(error).toBeInstanceOf(UnavailableError);
+      expect(error.message).toContain('write again');
+      expect(fake.sent.filter((c) => c === 'CompleteMultipartUploadCommand')).toHaveLength(1);
+      expect(fake.sent.at(-1)).toBe('AbortMultipartUploadCommand');
+      expect(fake.uploads.size).toBe(0);
+      expect(fake.objects.has(key)).toBe(false);
+    });
+
+    it('answers exists when the completion response was lost after S3 created the object', async () => {
+      const { fake, store } = fakeStore({ streamPartBytes: 64 });
+      fake.enqueue(passThrough, passThrough, passThrough, async (_, forward) => {
+        await forward();
+        throw networkError();
+      });
+      // The retry finds the upload gone and the key present: the caller verifies what it finds.
+      expect(await store.putStreamIfAbsent(key, body())).toBe('exists');
+      expectBytes(fake.objects.get(key), joined);
+    });
+
+    it('retries a part that failed with 503 and completes', async () => {
+      const { fake, store, sleeps } = fakeStore({ streamPartBytes: 64 });
+      fake.enqueue(passThrough, failWith(s3Error('SlowDown', 503)));
+      expect(await store.putStreamIfAbsent(key, body())).toBe('created');
+      expect(sleeps).toHaveLength(1);
+      expectBytes(fake.objects.get(key), joined);
     });
   });
 

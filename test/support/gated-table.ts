@@ -30,7 +30,7 @@ export function gatedTable(table: Table): GatedTable {
     },
   } as unknown as DynamoDBClient;
   return {
-    table: { client, tableName: table.tableName },
+    table: { ...table, client },
     close: (accept) => {
       match = accept;
       gate = new Promise((resolve) => {

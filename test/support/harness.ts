@@ -7,8 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { type ShardwalConfig, validateSettings } from '../../lib/config.js';
 import type { FlushDeps } from '../../lib/flush/flush-shard.js';
+import { itemLifetimes } from '../../lib/liveness.js';
 import { ensureTable } from '../../lib/memtable/create-table.js';
 import { type DynaliteServer, startDynalite } from '../../lib/memtable/dynalite-server.js';
+import { payloadSpill } from '../../lib/memtable/spill.js';
 import type { Table } from '../../lib/memtable/table.js';
 import type { PutDeps } from '../../lib/put/put-rows.js';
 import { InstrumentedObjectStore } from '../../lib/store/instrumented-store.js';
@@ -79,8 +81,13 @@ export async function fixture(
     flushIntervalMs: 1000,
     durablePollMs: 5,
     durableWaitMs: 2000,
+    // Short liveness bounds, so tests may pick gap seals and reservation leases from 1 s.
+    putDeadlineMs: 1000,
+    clockSkewMs: 0,
     ...settings,
   });
+  table.lifetimes = itemLifetimes(config);
+  table.spill = payloadSpill(config, () => store);
   const clock = testClock();
   const flushRequests: string[] = [];
   return {

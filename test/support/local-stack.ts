@@ -15,6 +15,7 @@ export function testStackSettings(
     logLevel: 'SILENT',
     exportEveryMs: undefined,
     verifyEveryMs: undefined,
+    sweepEveryMs: undefined,
     ...overrides,
   };
 }

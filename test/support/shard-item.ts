@@ -3,7 +3,14 @@
  * operator or a restored backup would (e.g. write an older copy back).
  */
 import { type AttributeValue, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { META_SK, shardPk, type Table } from '../../lib/memtable/table.js';
+import { deleteBatches } from '../../lib/memtable/batches.js';
+import {
+  batchRange,
+  META_SK,
+  queryShardItems,
+  shardPk,
+  type Table,
+} from '../../lib/memtable/table.js';
 
 /** The shard record item exactly as stored. */
 export async function snapshotShardItem(
@@ -27,4 +34,20 @@ export async function restoreShardItem(
   item: Record<string, AttributeValue>,
 ): Promise<void> {
   await table.client.send(new PutItemCommand({ TableName: table.tableName, Item: item }));
+}
+
+/**
+ * Removes every batch item of `shard` up to `throughSeq`, as DynamoDB's TTL
+ * does once their lifetime is over (L5 in `lib/liveness.ts`).
+ */
+export async function expireBatchItems(
+  table: Table,
+  shard: string,
+  throughSeq: number,
+): Promise<void> {
+  const keys: string[] = [];
+  for await (const item of queryShardItems(table, shard, batchRange(1, throughSeq), 'expire')) {
+    keys.push(item.sk!.S!);
+  }
+  await deleteBatches(table, shard, keys);
 }

@@ -87,6 +87,10 @@ export class SwitchableStore implements ObjectStore {
     return this.target.putIfAbsent(key, body);
   }
 
+  putStreamIfAbsent(key: string, body: AsyncIterable<Uint8Array>) {
+    return this.target.putStreamIfAbsent(key, body);
+  }
+
   get(key: string) {
     return this.target.get(key);
   }

@@ -13,7 +13,7 @@ import { readShardRecord, type ShardRecord } from '../../lib/memtable/shard-reco
 import type { Table } from '../../lib/memtable/table.js';
 import { walPrefix } from '../../lib/paths.js';
 import { type PutDeps, type PutRequest, putRows } from '../../lib/put/put-rows.js';
-import { parsePutBody } from '../../lib/put/schema.js';
+import { parsePutValue } from '../../lib/put/schema.js';
 import type { ObjectStore } from '../../lib/store/object-store.js';
 import { decodeWal } from '../../lib/wal/decode.js';
 import type { JsonObject, WalObject } from '../../lib/wal/format.js';
@@ -36,7 +36,7 @@ export async function readWalChain(store: ObjectStore, shard: string): Promise<W
 }
 
 function comparable(row: BatchRow): string {
-  return JSON.stringify({ key: row.key, delete: row.delete, row: row.row });
+  return JSON.stringify({ key: row.key, delete: row.delete, text: row.text });
 }
 
 /** What is wrong with `objects` as the WAL of exactly `acked`; empty when nothing is. */
@@ -157,12 +157,15 @@ export async function putBatch(
   rows: JsonObject[],
   options: Partial<Pick<PutRequest, 'durability' | 'idempotencyKey'>> & { key?: string } = {},
 ): Promise<AckedBatch> {
-  const body = options.key === undefined ? { rows } : { rows, key: options.key };
+  const body = parsePutValue(
+    options.key === undefined ? { rows } : { rows, key: options.key },
+    deps.config.maxRowsPerPut,
+  );
   const result = await putRows(deps, {
     shard,
     body,
     durability: options.durability ?? 'buffered',
     idempotencyKey: options.idempotencyKey,
   });
-  return { seq: result.ack.seq, rows: parsePutBody(body, deps.config.maxRowsPerPut).rows };
+  return { seq: result.ack.seq, rows: body.rows };
 }

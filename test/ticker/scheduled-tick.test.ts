@@ -1,8 +1,13 @@
 import type { Context } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { validateSettings } from '../../lib/config.js';
+import { InvalidInputError } from '../../lib/errors.js';
 import type { Service } from '../../lib/runtime/service.js';
-import { runScheduledTicks, TICK_RESERVE_MS } from '../../lib/ticker/scheduled-tick.js';
+import {
+  runScheduledTicks,
+  TICKER_SCHEDULED_TIME_FIELD,
+  tickWindow,
+} from '../../lib/ticker/scheduled-tick.js';
 import { runTick, type TickDeps } from '../../lib/ticker/tick.js';
 import { EventFile, loadEvent } from '../support/events.js';
 import { lambdaContext } from '../support/lambda-context.js';
@@ -26,24 +31,48 @@ function serviceWith(flushIntervalMs: number | 'off'): Service {
   return { config, tick: () => ({}) as TickDeps } as unknown as Service;
 }
 
-/** Runs one invocation to completion on fake time; returns tick start times (ms from start). */
+/** The event the schedule sends for the minute starting at `ms`. */
+function scheduledAt(ms: number) {
+  return { [TICKER_SCHEDULED_TIME_FIELD]: new Date(ms).toISOString() };
+}
+
+/**
+ * Runs one invocation to completion on fake time, starting at `startAt`;
+ * returns tick start times relative to `scheduledFor`.
+ */
 async function invoke(
   flushIntervalMs: number | 'off',
-  options: { tickMs?: number; timeoutMs?: number } = {},
+  options: {
+    tickMs?: number;
+    timeoutMs?: number;
+    startAt?: number;
+    event?: unknown;
+  } = {},
 ) {
+  const startAt = options.startAt ?? 0;
+  vi.setSystemTime(startAt);
   const starts: number[] = [];
   vi.mocked(runTick).mockImplementation(async () => {
     starts.push(Date.now());
     if (options.tickMs) await new Promise((resolve) => setTimeout(resolve, options.tickMs));
-    return { activeShards: 0, fannedOut: 0, outcomes: [], failed: 0 };
+    return {
+      activeShards: 0,
+      fannedOut: 0,
+      outcomes: [],
+      failed: 0,
+      plan: { concurrency: 1, here: 0, flushBytes: 1, budgetMs: undefined },
+      oldestPendingAgeMs: 0,
+    };
   });
   const context: Context = lambdaContext({ timeoutMs: options.timeoutMs ?? 15 * MINUTE });
-  // The event's content is not read: the schedule is the trigger, the config the plan.
-  expect(loadEvent(EventFile.scheduledTick)).toMatchObject({ 'detail-type': 'Scheduled Event' });
-  const running = runScheduledTicks(serviceWith(flushIntervalMs), context);
+  const running = runScheduledTicks(
+    serviceWith(flushIntervalMs),
+    context,
+    options.event ?? scheduledAt(0),
+  );
   await vi.advanceTimersByTimeAsync(15 * MINUTE);
   const result = await running;
-  return { ...result, starts, endedAt: Date.now() };
+  return { ...result, starts };
 }
 
 describe('runScheduledTicks', () => {
@@ -55,18 +84,27 @@ describe('runScheduledTicks', () => {
     vi.useRealTimers();
   });
 
-  it('runs a 10 s interval as six ticks one interval apart inside the minute', async () => {
+  it('runs a 10 s interval as the six grid ticks of its minute', async () => {
     const { ticks, starts } = await invoke(10_000);
     expect(ticks).toBe(6);
     expect(starts).toEqual([0, 10_000, 20_000, 30_000, 40_000, 50_000]);
-    // The next invocation's first tick (at 60 s) is one interval after the last.
   });
 
-  it('spaces slow ticks one interval after each ends and finishes before the next invocation', async () => {
+  it('keeps slow ticks on the grid while they fit the interval', async () => {
     const { ticks, starts } = await invoke(10_000, { tickMs: 3_000 });
-    expect(starts).toEqual([0, 13_000, 26_000, 39_000, 52_000]);
-    expect(ticks).toBe(5);
-    expect(starts.at(-1)! + TICK_RESERVE_MS).toBeLessThanOrEqual(MINUTE);
+    expect(starts).toEqual([0, 10_000, 20_000, 30_000, 40_000, 50_000]);
+    expect(ticks).toBe(6);
+  });
+
+  it('ticks at once for the slot a late invocation missed, then on the grid, never past its minute', async () => {
+    const { starts } = await invoke(10_000, { startAt: 23_456 });
+    expect(starts).toEqual([23_456, 30_000, 40_000, 50_000]);
+  });
+
+  it('runs nothing when it arrives after its minute (a late retry never runs beside the next one)', async () => {
+    const { ticks } = await invoke(10_000, { startAt: MINUTE + 5 });
+    expect(ticks).toBe(0);
+    expect(runTick).not.toHaveBeenCalled();
   });
 
   it('ticks exactly once for a 60 s interval', async () => {
@@ -75,16 +113,23 @@ describe('runScheduledTicks', () => {
     expect(starts).toEqual([0]);
   });
 
-  it('ticks exactly once for a 5-minute interval (the schedule rate carries it)', async () => {
-    const { ticks } = await invoke(300_000);
+  it('ticks exactly once, at once, for a 5-minute interval (the schedule rate carries it)', async () => {
+    const { ticks, starts } = await invoke(300_000, { startAt: 700 });
     expect(ticks).toBe(1);
+    expect(starts).toEqual([700]);
   });
 
-  it('stops early enough for a function timeout shorter than the minute', async () => {
+  it('starts no tick with less than the reserve left before the function timeout', async () => {
     const { ticks, starts } = await invoke(10_000, { timeoutMs: 30_000 });
-    // Deadline: 30 s - 5 s reserve = 25 s; a tick starts only with 5 s left before it.
+    // Deadline: 30 s - 5 s reserve = 25 s.
     expect(starts).toEqual([0, 10_000, 20_000]);
     expect(ticks).toBe(3);
+  });
+
+  it('ticks the rest of the current minute for an event without a scheduled time', async () => {
+    const event = loadEvent<{ time: string }>(EventFile.scheduledTick);
+    const { starts } = await invoke(20_000, { event, startAt: 5 * MINUTE + 25_000 });
+    expect(starts).toEqual([5 * MINUTE + 25_000, 5 * MINUTE + 40_000]);
   });
 
   it('does nothing with the ticker off', async () => {
@@ -92,4 +137,39 @@ describe('runScheduledTicks', () => {
     expect(ticks).toBe(0);
     expect(runTick).not.toHaveBeenCalled();
   });
+});
+
+describe('tickWindow', () => {
+  it('spans one schedule period from the scheduled time', () => {
+    expect(tickWindow(scheduledAt(120_000), 1, 130_000)).toEqual({
+      fromMs: 120_000,
+      untilMs: 180_000,
+      source: 'event',
+    });
+    expect(tickWindow(scheduledAt(0), 5, 1)).toMatchObject({ untilMs: 300_000 });
+  });
+
+  it("ignores an EventBridge rule's `time`: only the schedule's field names the window", () => {
+    const event = { ...scheduledAt(60_000), time: new Date(0).toISOString() };
+    expect(tickWindow(event, 1, 61_000).fromMs).toBe(60_000);
+    expect(tickWindow({ time: new Date(0).toISOString() }, 1, 61_000).source).toBe('clock');
+  });
+
+  it('falls back to the period holding the current time when the event has no time', () => {
+    expect(tickWindow({}, 1, 90_500)).toEqual({
+      fromMs: 60_000,
+      untilMs: 120_000,
+      source: 'clock',
+    });
+    expect(tickWindow(undefined, 1, 90_500).source).toBe('clock');
+  });
+
+  it.each([['yesterday'], [42], ['']])(
+    'rejects a scheduled time of %j, naming the field',
+    (raw) => {
+      const attempt = () => tickWindow({ [TICKER_SCHEDULED_TIME_FIELD]: raw }, 1, 0);
+      expect(attempt).toThrow(InvalidInputError);
+      expect(attempt).toThrow(`${TICKER_SCHEDULED_TIME_FIELD}: expected an ISO 8601 time`);
+    },
+  );
 });

@@ -1,22 +1,63 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { UnavailableError } from '../../lib/errors.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
+import { Metric } from '../../lib/observability/metric-names.js';
+import { metrics } from '../../lib/observability/telemetry.js';
 import { putRows } from '../../lib/put/put-rows.js';
+import { parsePutValue } from '../../lib/put/schema.js';
 import { InstrumentedObjectStore } from '../../lib/store/instrumented-store.js';
 import type { ObjectStore, PutIfAbsentResult } from '../../lib/store/object-store.js';
 import { runTick, type TickDeps } from '../../lib/ticker/tick.js';
+import { FlushTimeEstimate } from '../../lib/ticker/tick-plan.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
 
 const dynalite = useDynalite();
 
 async function putTo(f: Fixture, shards: string[]): Promise<void> {
   for (const shard of shards) {
-    await putRows(f.put, { shard, body: { rows: [{ shard }] }, durability: 'buffered' });
+    await putRows(f.put, {
+      shard,
+      body: parsePutValue({ rows: [{ shard }] }, 10_000),
+      durability: 'buffered',
+    });
   }
 }
 
 function tickDeps(f: Fixture, overrides: Partial<TickDeps> = {}): TickDeps {
   return { flush: f.flushDeps('ticker'), concurrency: 4, maxShardsPerTick: 64, ...overrides };
+}
+
+/**
+ * A store whose writes wait until `expected` of them are in flight (or a
+ * second passes), recording the most ever in flight at once: it shows every
+ * write of a tick was under way together, whatever the table's pace.
+ */
+class LatchStore extends InstrumentedObjectStore {
+  inFlight = 0;
+  maxInFlight = 0;
+  readonly #expected: number;
+  readonly #waiters: (() => void)[] = [];
+
+  constructor(inner: ObjectStore, expected: number) {
+    super(inner);
+    this.#expected = expected;
+  }
+
+  override async putIfAbsent(key: string, body: Uint8Array): Promise<PutIfAbsentResult> {
+    this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight);
+    if (this.inFlight >= this.#expected) for (const release of this.#waiters.splice(0)) release();
+    else {
+      await new Promise<void>((resolve) => {
+        this.#waiters.push(resolve);
+        setTimeout(resolve, 1_000);
+      });
+    }
+    try {
+      return await super.putIfAbsent(key, body);
+    } finally {
+      this.inFlight--;
+    }
+  }
 }
 
 /** A store whose writes take a while, recording the most ever in flight at once. */
@@ -135,5 +176,139 @@ describe('runTick', () => {
     });
     const retry = await runTick(tickDeps(f));
     expect(retry.outcomes.map((o) => [o.shard, o.status])).toEqual([['bad', 'flushed']]);
+  });
+
+  it('flushes every active shard at once when nothing can fan out and no override is set', async () => {
+    const f = await fixture(dynalite());
+    const shards = Array.from({ length: 12 }, (_, i) => `d${i}`);
+    await putTo(f, shards);
+    const latch = new LatchStore(f.memory as ObjectStore, 12);
+    const summary = await runTick({
+      flush: f.flushDeps('ticker', { store: latch }),
+      intervalMs: 1_000,
+      flushTime: new FlushTimeEstimate(250),
+    });
+    expect(summary.plan).toMatchObject({ concurrency: 12, here: 12 });
+    expect(latch.maxInFlight).toBe(12);
+    expect(summary.outcomes.filter((o) => o.status === 'flushed')).toHaveLength(12);
+  });
+
+  it('keeps what fits the interval at the measured flush time and fans out the rest', async () => {
+    const f = await fixture(dynalite());
+    const shards = Array.from({ length: 12 }, (_, i) => `e${String(i).padStart(2, '0')}`);
+    await putTo(f, shards);
+    const latch = new LatchStore(f.memory as ObjectStore, 4);
+    const fanned: string[] = [];
+    const flushTime = new FlushTimeEstimate(6_000);
+    const summary = await runTick({
+      flush: f.flushDeps('ticker', { store: latch }),
+      intervalMs: 1_000,
+      flushTime,
+      fanOut: async (batch) => void fanned.push(...batch),
+    });
+    // 48 at once × 600 ms of budget / 6 s per flush: 4 here, 4 at once.
+    expect(summary.plan).toMatchObject({ concurrency: 4, here: 4 });
+    expect(latch.maxInFlight).toBe(4);
+    expect(fanned).toEqual(shards.slice(4));
+    // The flushes it ran teach the estimate (they took well under 6 s).
+    expect(flushTime.ms).toBeLessThan(4_000);
+  });
+
+  it('hands the shards it has not started to workers once its budget runs out', async () => {
+    const f = await fixture(dynalite());
+    const shards = Array.from({ length: 12 }, (_, i) => `l${String(i).padStart(2, '0')}`);
+    await putTo(f, shards);
+    const slow = new SlowWriteStore(f.memory as ObjectStore);
+    const fanned: string[] = [];
+    let clock = 0;
+    const summary = await runTick({
+      // A clock that moves 10 ms per reading: the 60 ms budget of a 100 ms interval runs out early.
+      flush: f.flushDeps('ticker', { store: slow, now: () => (clock += 10) }),
+      intervalMs: 100,
+      concurrency: 2,
+      flushTime: new FlushTimeEstimate(1),
+      fanOut: async (batch) => void fanned.push(...batch),
+    });
+    expect(summary.plan).toMatchObject({ concurrency: 2, here: 12, budgetMs: 60 });
+    const flushedHere = summary.outcomes.map((o) => o.shard);
+    expect(flushedHere.length).toBeGreaterThan(0);
+    expect(flushedHere.length).toBeLessThan(6);
+    expect(summary.fannedOut).toBe(12 - flushedHere.length);
+    expect([...flushedHere, ...fanned].sort()).toEqual(shards);
+    expect(summary.failed).toBe(0);
+  });
+
+  it('hands fanned-out shards over ten at a time, several batches at once', async () => {
+    const f = await fixture(dynalite());
+    const shards = Array.from({ length: 25 }, (_, i) => `f${String(i).padStart(2, '0')}`);
+    await putTo(f, shards);
+    const handed: string[][] = [];
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const fanOut = async (batch: string[]) => {
+      maxInFlight = Math.max(maxInFlight, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      handed.push(batch);
+      inFlight--;
+    };
+    const summary = await runTick(tickDeps(f, { maxShardsPerTick: 1, fanOut }));
+    expect(summary.fannedOut).toBe(24);
+    expect(handed.map((batch) => batch.length).sort()).toEqual([10, 10, 4]);
+    expect(handed.flat().sort()).toEqual(shards.slice(1));
+    expect(maxInFlight).toBe(3);
+  });
+});
+
+describe('runTick and OldestPendingAgeMs', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  function gauge() {
+    const spy = vi.spyOn(metrics, 'addMetric');
+    return () =>
+      spy.mock.calls.filter(([name]) => name === Metric.oldestPendingAgeMs).map(([, , v]) => v);
+  }
+
+  it('emits 0 on a tick with no active shard', async () => {
+    const f = await fixture(dynalite());
+    const emitted = gauge();
+    const summary = await runTick(tickDeps(f));
+    expect(summary.oldestPendingAgeMs).toBe(0);
+    expect(emitted()).toEqual([0]);
+  });
+
+  it('emits the age of the oldest batch the flushes covered', async () => {
+    const f = await fixture(dynalite());
+    await putTo(f, ['a']);
+    f.clock.advance(4_000);
+    await putTo(f, ['b']);
+    f.clock.advance(1_000);
+    const emitted = gauge();
+    const summary = await runTick(tickDeps(f));
+    expect(summary.oldestPendingAgeMs).toBe(5_000);
+    expect(emitted()).toEqual([5_000]);
+  });
+
+  it('dates the oldest pending batch of a shard whose flush keeps failing, tick after tick', async () => {
+    const f = await fixture(dynalite());
+    await putTo(f, ['stuck']);
+    f.clock.advance(2_000);
+    await putTo(f, ['fine', 'stuck']);
+    class DownForStuck extends InstrumentedObjectStore {
+      override async putIfAbsent(key: string, body: Uint8Array): Promise<PutIfAbsentResult> {
+        if (key.includes('/stuck/')) throw new UnavailableError('S3 503 SlowDown');
+        return super.putIfAbsent(key, body);
+      }
+    }
+    const deps = tickDeps(f, {
+      flush: f.flushDeps('ticker', { store: new DownForStuck(f.memory) }),
+    });
+    const emitted = gauge();
+    f.clock.advance(1_000);
+    expect((await runTick(deps)).oldestPendingAgeMs).toBe(3_000);
+    f.clock.advance(10_000);
+    expect((await runTick(deps)).oldestPendingAgeMs).toBe(13_000);
+    expect(emitted()).toEqual([3_000, 13_000]);
   });
 });

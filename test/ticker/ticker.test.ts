@@ -73,7 +73,7 @@ describe('FlushTicker', () => {
   });
 
   describe('start (T1)', () => {
-    it('fires the first tick one interval after start, not before', async () => {
+    it('fires the first tick at the first grid instant after start, not before', async () => {
       const { ticker, tickStarts } = recordingTicker();
       ticker.start();
       await vi.advanceTimersByTimeAsync(INTERVAL - 1);
@@ -84,25 +84,38 @@ describe('FlushTicker', () => {
       expect(tickStarts).toEqual([1_000, 2_000, 3_000, 4_000]);
       await stopNow(ticker);
     });
+
+    it('ticks on multiples of the interval since the epoch whenever it was started', async () => {
+      vi.setSystemTime(1_234);
+      const { ticker, tickStarts } = recordingTicker({ tickMs: () => 37 });
+      ticker.start();
+      await vi.advanceTimersByTimeAsync(3 * INTERVAL);
+      expect(tickStarts).toEqual([2_000, 3_000, 4_000]);
+      await stopNow(ticker);
+    });
   });
 
   describe('delay, not burst (T2)', () => {
-    it('starts the next tick one interval after a 3.5-interval tick ends, with no catch-up burst', async () => {
+    it('fires once as soon as a 3.5-interval tick ends, then returns to the grid', async () => {
       const { ticker, tickStarts } = recordingTicker({
         tickMs: (i) => (i === 0 ? 3.5 * INTERVAL : 0),
       });
       ticker.start();
-      await vi.advanceTimersByTimeAsync(10 * INTERVAL);
-      // Tick 1 runs 1000-4500; the next is due at 5500, then every interval.
-      expect(tickStarts).toEqual([1_000, 5_500, 6_500, 7_500, 8_500, 9_500]);
+      await vi.advanceTimersByTimeAsync(8 * INTERVAL);
+      // Tick 1 runs 1000-4500: slots 2000 and 3000 collapse into the delayed
+      // tick at 4500 (standing for slot 4000); the grid resumes at 5000.
+      expect(tickStarts).toEqual([1_000, 4_500, 5_000, 6_000, 7_000, 8_000]);
       await stopNow(ticker);
     });
 
-    it('keeps one interval between the end of each slow tick and the next start', async () => {
-      const { ticker, tickStarts } = recordingTicker({ tickMs: () => 3.5 * INTERVAL });
+    it('runs slow ticks back to back, each starting when the previous ends, never two at once', async () => {
+      const { ticker, tickStarts, maxInFlight } = recordingTicker({
+        tickMs: () => 3.5 * INTERVAL,
+      });
       ticker.start();
       await vi.advanceTimersByTimeAsync(20 * INTERVAL);
-      expect(tickStarts).toEqual([1_000, 5_500, 10_000, 14_500, 19_000]);
+      expect(tickStarts).toEqual([1_000, 4_500, 8_000, 11_500, 15_000, 18_500]);
+      expect(maxInFlight()).toBe(1);
       await stopNow(ticker);
     });
   });
@@ -141,7 +154,8 @@ describe('FlushTicker', () => {
       await vi.advanceTimersByTimeAsync(300);
       await served;
       await vi.advanceTimersByTimeAsync(1_000);
-      expect(log).toEqual(['tick@1000', 'flush[a,b]@1500', 'tick@2500']);
+      // The next tick keeps its grid slot: the request took time from the gap, not the grid.
+      expect(log).toEqual(['tick@1000', 'flush[a,b]@1500', 'tick@2000']);
       await stopNow(ticker);
     });
 
@@ -299,9 +313,9 @@ describe('FlushTicker', () => {
 });
 
 describe('runTicksUntil', () => {
-  /** A fake clock: each tick takes `tickMs`; sleep just moves the clock. */
-  function fakeLoop(tickMs: number) {
-    let now = 0;
+  /** A fake clock: each tick takes `tickMs(i)`; sleep just moves the clock. */
+  function fakeLoop(tickMs: (index: number) => number, startAt = 0) {
+    let now = startAt;
     const starts: number[] = [];
     const ends: number[] = [];
     const sleeps: number[] = [];
@@ -315,71 +329,100 @@ describe('runTicksUntil', () => {
         now += ms;
       },
       tick: async () => {
-        starts.push(now);
-        now += tickMs;
+        now += tickMs(starts.push(now) - 1);
         ends.push(now);
       },
     };
   }
 
-  it('ticks at once, then one interval after each tick ends, leaving the reserve free', async () => {
-    const loop = fakeLoop(1_000);
+  it('ticks on every grid slot of its window, sleeping only until each slot', async () => {
+    const loop = fakeLoop(() => 1_000);
     const ticks = await runTicksUntil({
       intervalMs: 10_000,
-      deadlineMs: 60_000,
-      reserveMs: 5_000,
+      fromMs: 0,
+      untilMs: 60_000,
+      deadlineMs: Number.MAX_SAFE_INTEGER,
       ...loop,
     });
     expect(ticks).toBe(6);
-    expect(loop.starts).toEqual([0, 11_000, 22_000, 33_000, 44_000, 55_000]);
-    for (let i = 1; i < loop.starts.length; i++) {
-      expect(loop.starts[i]! - loop.ends[i - 1]!).toBe(10_000);
-    }
-    expect(loop.starts.at(-1)! + 5_000).toBeLessThanOrEqual(60_000);
-    expect(loop.sleeps).toEqual([10_000, 10_000, 10_000, 10_000, 10_000]);
+    expect(loop.starts).toEqual([0, 10_000, 20_000, 30_000, 40_000, 50_000]);
+    expect(loop.sleeps).toEqual([9_000, 9_000, 9_000, 9_000, 9_000]);
   });
 
-  it('does not start a tick whose reserve would pass the deadline', async () => {
-    const loop = fakeLoop(0);
+  it('starts no tick at or after the deadline', async () => {
+    const loop = fakeLoop(() => 0);
     const ticks = await runTicksUntil({
       intervalMs: 10_000,
-      deadlineMs: 54_999,
-      reserveMs: 5_000,
+      fromMs: 0,
+      untilMs: 60_000,
+      deadlineMs: 40_000,
       ...loop,
     });
-    expect(loop.starts).toEqual([0, 10_000, 20_000, 30_000, 40_000]);
-    expect(ticks).toBe(5);
+    expect(loop.starts).toEqual([0, 10_000, 20_000, 30_000]);
+    expect(ticks).toBe(4);
   });
 
-  it('runs exactly one tick when the interval exceeds the window', async () => {
-    const loop = fakeLoop(100);
-    const ticks = await runTicksUntil({
-      intervalMs: Number.MAX_SAFE_INTEGER,
-      deadlineMs: 60_000,
-      reserveMs: 5_000,
-      ...loop,
-    });
-    expect(ticks).toBe(1);
-    expect(loop.sleeps).toEqual([]);
-  });
-
-  it('delays rather than bursts after a tick that outlasts the interval', async () => {
-    let now = 0;
-    const starts: number[] = [];
-    const durations = [25_000, 0, 0, 0];
+  it('ticks at once for the latest slot it missed when it starts late, then on the grid', async () => {
+    const loop = fakeLoop(() => 100, 23_456);
     await runTicksUntil({
       intervalMs: 10_000,
-      deadlineMs: 60_000,
-      reserveMs: 5_000,
-      now: () => now,
-      sleep: async (ms) => {
-        now += ms;
-      },
-      tick: async () => {
-        starts.push(now);
-        now += durations[starts.length - 1] ?? 0;
-      },
+      fromMs: 0,
+      untilMs: 60_000,
+      deadlineMs: Number.MAX_SAFE_INTEGER,
+      ...loop,
     });
-    expect(starts).toEqual([0, 35_000, 45_000, 55_000]);
+    expect(loop.starts).toEqual([23_456, 30_000, 40_000, 50_000]);
+  });
+
+  it('runs nothing when it starts after its window', async () => {
+    const loop = fakeLoop(() => 100, 60_000);
+    const ticks = await runTicksUntil({
+      intervalMs: 10_000,
+      fromMs: 0,
+      untilMs: 60_000,
+      deadlineMs: Number.MAX_SAFE_INTEGER,
+      ...loop,
+    });
+    expect(ticks).toBe(0);
+    expect(loop.starts).toEqual([]);
+  });
+
+  it('starts its first tick on the first slot of a window that does not start on the grid', async () => {
+    const loop = fakeLoop(() => 0, 1_500);
+    await runTicksUntil({
+      intervalMs: 7_000,
+      fromMs: 1_500,
+      untilMs: 61_500,
+      deadlineMs: Number.MAX_SAFE_INTEGER,
+      ...loop,
+    });
+    expect(loop.starts).toEqual([7_000, 14_000, 21_000, 28_000, 35_000, 42_000, 49_000, 56_000]);
+  });
+
+  it('delays rather than bursts after a tick that outlasts the interval, then returns to the grid', async () => {
+    const durations = [25_000, 0, 0, 0];
+    const loop = fakeLoop((i) => durations[i] ?? 0);
+    await runTicksUntil({
+      intervalMs: 10_000,
+      fromMs: 0,
+      untilMs: 60_000,
+      deadlineMs: Number.MAX_SAFE_INTEGER,
+      ...loop,
+    });
+    // Slots 10 s and 20 s collapse into the tick at 25 s (slot 20 s); the grid resumes at 30 s.
+    expect(loop.starts).toEqual([0, 25_000, 30_000, 40_000, 50_000]);
+  });
+
+  it('starts no tick after its window ends, even for a slot inside it that a long tick delayed', async () => {
+    const loop = fakeLoop((i) => (i === 4 ? 15_000 : 0));
+    await runTicksUntil({
+      intervalMs: 10_000,
+      fromMs: 0,
+      untilMs: 60_000,
+      deadlineMs: Number.MAX_SAFE_INTEGER,
+      ...loop,
+    });
+    // The tick at 40 s runs to 55 s: slot 50 s fires at 55 s; the next window owns 60 s.
+    expect(loop.starts).toEqual([0, 10_000, 20_000, 30_000, 40_000, 55_000]);
   });
 });

@@ -44,20 +44,20 @@ const bytes = BASE_BYTES;
 
 export const CORRUPT_CASES: CorruptCase[] = [
   {
-    when: 'the version is 2',
-    bytes: withLine(1, (l) => l.replace('"v":1', '"v":2')),
+    when: 'the version is 3',
+    bytes: withLine(1, (l) => l.replace('"v":2', '"v":3')),
     error: UnknownFormatVersionError,
-    message: /unknown WAL format version 2; this reader supports 1/,
+    message: /unknown WAL format version 3; this reader supports 1, 2/,
   },
   {
-    when: 'a v2 header has none of the v1 fields and unknown tags follow',
-    bytes: reframe(['{"t":"h","magic":"shardwal-wal","v":2,"layout":"columnar"}', '{"t":"c"}']),
+    when: 'a v3 header has none of the v2 fields and unknown tags follow',
+    bytes: reframe(['{"t":"h","magic":"shardwal-wal","v":3,"layout":"columnar"}', '{"t":"c"}']),
     error: UnknownFormatVersionError,
-    message: /unknown WAL format version 2/,
+    message: /unknown WAL format version 3/,
   },
   {
     when: 'the header has no version',
-    bytes: withLine(1, (l) => l.replace('"v":1,', '')),
+    bytes: withLine(1, (l) => l.replace('"v":2,', '')),
     error: UnknownFormatVersionError,
     message: /unknown WAL format version undefined/,
   },

@@ -121,30 +121,30 @@ const cases: Case[] = [
   [
     'a delete carries a row',
     ({ rows }) => {
-      rows[2]!.row = {};
+      rows[2]!.text = '{}';
     },
     /rows\[2\]: a delete must not carry a row/,
   ],
   [
     'a put has no row',
     ({ rows }) => {
-      delete rows[1]!.row;
+      delete rows[1]!.text;
     },
     /rows\[1\]: row must be a JSON object, got undefined/,
   ],
   [
     'a row is an array',
     ({ rows }) => {
-      rows[1]!.row = [] as never;
+      rows[1]!.text = '[]';
     },
-    /rows\[1\]: row must be a JSON object, got \[\]/,
+    /rows\[1\]: row must be a JSON object, got "\[\]"/,
   ],
   [
-    'a key is not a string',
+    'a key is not a JSON string or number',
     ({ rows }) => {
-      rows[0]!.key = 5 as never;
+      rows[0]!.key = 'user-1';
     },
-    /rows\[0\]: key must be a string, got 5/,
+    /rows\[0\]: key must be a JSON string or number, got "user-1"/,
   ],
 ];
 

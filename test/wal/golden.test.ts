@@ -3,67 +3,39 @@ import { describe, expect, it } from 'vitest';
 import { walKey } from '../../lib/paths.js';
 import { decodeWal } from '../../lib/wal/decode.js';
 import { encodeWal } from '../../lib/wal/encode.js';
-import type { WalObject } from '../../lib/wal/format.js';
+import { GOLDEN_V1, GOLDEN_V2 } from './golden-objects.js';
 import { gunzipText } from './helpers.js';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
 
-/** The object behind fixtures/golden-v1.jsonl(.gz): keyed, keyless, empty row, delete, void, unicode. */
-const GOLDEN: WalObject = {
-  header: {
-    shard: 'orders-eu',
-    position: 42,
-    epoch: 5,
-    firstSeq: 1000,
-    lastSeq: 1003,
-    firstRowOffset: 5000,
-    rowCount: 5,
-    voidSeqs: [1002],
-    createdAtMs: 1_712_345_678_901,
-  },
-  rows: [
-    {
-      seq: 1000,
-      offset: 5000,
-      key: 'user-1',
-      row: {
-        name: 'Zoë',
-        city: 'Zürich',
-        n: 1,
-        tags: ['a', 'b'],
-        nested: { ok: true, none: null },
-      },
-    },
-    {
-      seq: 1000,
-      offset: 5001,
-      row: { event: 'click', emoji: '🚀', cjk: '日本語', quote: 'say "hi"\nnext\tline' },
-    },
-    { seq: 1001, offset: 5002, key: 'user-2', row: {} },
-    { seq: 1003, offset: 5003, key: 'user-1', delete: true },
-    { seq: 1003, offset: 5004, row: { n: -1.5, max: 9_007_199_254_740_991, exp: 1e21 } },
-  ],
-};
-const KEY = walKey('orders-eu', 42);
-
-describe('WAL format v1 golden object', () => {
+describe('WAL format golden objects', () => {
   describe(encodeWal, () => {
-    it('writes exactly the checked-in text when given the golden object', () => {
-      expect(gunzipText(encodeWal(GOLDEN))).toBe(fixture('golden-v1.jsonl').toString('utf8'));
+    it('writes exactly the checked-in v2 text when given the v2 golden object', () => {
+      expect(gunzipText(encodeWal(GOLDEN_V2))).toBe(fixture('golden-v2.jsonl').toString('utf8'));
     });
   });
 
   describe(decodeWal, () => {
-    // The .gz was written once by encodeWal and is never regenerated: it stands for
+    // The .gz files were written once and are never regenerated: they stand for
     // objects already in S3, which every future reader must still read.
-    it('reads the committed gzip object back to the golden object', () => {
-      expect(decodeWal(KEY, fixture('golden-v1.jsonl.gz'))).toStrictEqual(GOLDEN);
+    it('reads the committed v2 gzip object back to the v2 golden object', () => {
+      expect(decodeWal(walKey('orders-eu', 43), fixture('golden-v2.jsonl.gz'))).toStrictEqual(
+        GOLDEN_V2,
+      );
     });
 
-    it('finds the committed gzip object and the committed text in agreement', () => {
-      expect(gunzipText(fixture('golden-v1.jsonl.gz'))).toBe(
-        fixture('golden-v1.jsonl').toString('utf8'),
+    it('reads the committed v1 gzip object, keys as string keys, rows as v1 wrote them', () => {
+      expect(decodeWal(walKey('orders-eu', 42), fixture('golden-v1.jsonl.gz'))).toStrictEqual(
+        GOLDEN_V1,
       );
+    });
+
+    it('finds the committed gzip objects and the committed texts in agreement', () => {
+      for (const version of ['v1', 'v2']) {
+        expect(gunzipText(fixture(`golden-${version}.jsonl.gz`))).toBe(
+          fixture(`golden-${version}.jsonl`).toString('utf8'),
+        );
+      }
     });
   });
 });

@@ -4,7 +4,7 @@ import { walKey } from '../../lib/paths.js';
 import { readWal } from '../../lib/wal/decode.js';
 import type { JsonObject, WalHeader, WalObject, WalRow } from '../../lib/wal/format.js';
 
-/** One batch: its rows, or 'void' for a sealed gap. */
+/** One batch: its rows (`key` a plain string key, `row` an object), or 'void' for a sealed gap. */
 export type BatchSpec = 'void' | Array<{ key?: string; delete?: true; row?: JsonObject }>;
 
 /** Key the tests store objects under (shard s1, position 7, matching `walObject`'s default header). */
@@ -22,8 +22,13 @@ export function walObject(
   const rows: WalRow[] = [];
   batches.forEach((batch, i) => {
     if (batch === 'void') return;
-    for (const spec of batch)
-      rows.push({ seq: firstSeq + i, offset: firstRowOffset + rows.length, ...spec });
+    for (const spec of batch) {
+      const row: WalRow = { seq: firstSeq + i, offset: firstRowOffset + rows.length };
+      if (spec.key !== undefined) row.key = JSON.stringify(spec.key);
+      if (spec.delete) row.delete = true;
+      if (spec.row !== undefined) row.text = JSON.stringify(spec.row);
+      rows.push(row);
+    }
   });
   return {
     header: {

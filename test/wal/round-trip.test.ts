@@ -25,7 +25,7 @@ describe(encodeWal, () => {
       const object = walObject([[{ row: { n: 1 } }, { row: { n: 2 } }]]);
       const decoded = roundTrip(object);
       expect(decoded).toStrictEqual(object);
-      expect(Object.keys(decoded.rows[0]!)).toEqual(['seq', 'offset', 'row']);
+      expect(Object.keys(decoded.rows[0]!)).toEqual(['seq', 'offset', 'text']);
     });
 
     it('returns deletes as key plus delete marker and no row when rows are deletes', () => {
@@ -33,7 +33,7 @@ describe(encodeWal, () => {
       expect(roundTrip(object).rows[1]).toStrictEqual({
         seq: 11,
         offset: 101,
-        key: 'a',
+        key: '"a"',
         delete: true,
       });
     });
@@ -103,7 +103,7 @@ describe(encodeWal, () => {
     it('writes header fields in the documented order whatever order the input has', () => {
       const { header, rows } = walObject([[{ row: {} }]]);
       const shuffled = Object.fromEntries(Object.entries(header).reverse()) as typeof header;
-      const row = { row: {}, offset: rows[0]!.offset, seq: rows[0]!.seq };
+      const row = { text: '{}', offset: rows[0]!.offset, seq: rows[0]!.seq };
       expect(gunzipText(encodeWal({ header: shuffled, rows: [row] }))).toBe(
         gunzipText(encodeWal({ header, rows })),
       );

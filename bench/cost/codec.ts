@@ -1,0 +1,205 @@
+/**
+ * `npm run bench:codec`: weighs batch codecs on measured write units. On the
+ * same seeded puts of 100 event-like 1 KB rows (and the low-compressibility
+ * variant), for gzip levels 1/6/9, brotli qualities 4/6/9/11 and deflate
+ * with a preset dictionary trained from sample rows: the compressed batch
+ * size, the write units of the batch item (1 KB units, with the item's
+ * other attributes), and the CPU time to compress and to decompress one put.
+ * It changes nothing in `lib/`: the codec is the lead's decision.
+ *
+ * Node 20's zlib has no brotli custom dictionary (no shared-dictionary
+ * parameter among its BROTLI_PARAM_* constants) and no zstd, so the
+ * dictionary variant is zlib's `dictionary` option on deflate.
+ *
+ *   node --import tsx bench/cost/codec.ts [puts]
+ */
+import {
+  brotliCompressSync,
+  brotliDecompressSync,
+  constants,
+  deflateSync,
+  gunzipSync,
+  gzipSync,
+  inflateSync,
+} from 'node:zlib';
+import { writeUnits } from '../../lib/cost/dynamodb-units.js';
+import { itemSize } from '../../lib/cost/item-size.js';
+import { putBodyText, RowVariant, rowGenerator } from './rows.js';
+import { textTable } from './text-table.js';
+
+/** One codec under test. */
+export interface Codec {
+  name: string;
+  compress: (input: Buffer) => Buffer;
+  decompress: (input: Buffer) => Buffer;
+}
+
+/** Bytes of a batch item's attributes other than its payload (the layout of `lib/memtable/batches.ts`). */
+export const BATCH_ITEM_OVERHEAD_BYTES = itemSize({
+  pk: { S: 'shard#s000' },
+  sk: { S: `batch#${'0'.repeat(19)}1` },
+  kind: { S: 'rows' },
+  parts: { N: '1' },
+  rowCount: { N: '100' },
+  bytes: { N: '102400' },
+  createdAtMs: { N: '1796000000000' },
+  chargeEnd: { N: '10240000' },
+  data: { B: new Uint8Array(0) },
+});
+
+/** Write units of a batch item holding `payloadBytes` of compressed rows. */
+export function batchItemWriteUnits(payloadBytes: number): number {
+  return writeUnits(payloadBytes + BATCH_ITEM_OVERHEAD_BYTES);
+}
+
+/** zlib's window: a preset dictionary longer than this is cut to its last 32 KB. */
+export const DICTIONARY_BYTES = 32 * 1024;
+
+/**
+ * A preset dictionary: sample rows of another seed, concatenated, its last
+ * `DICTIONARY_BYTES` kept (deflate looks back from the end, so the most
+ * common strings are best placed last; the samples are alike, so the order
+ * matters little).
+ */
+export function trainDictionary(variant: RowVariant, seed: number): Buffer {
+  const sample = Buffer.from(
+    rowGenerator({ variant, seed })
+      .take(64)
+      .map((row) => JSON.stringify(row))
+      .join(','),
+  );
+  return sample.subarray(Math.max(0, sample.length - DICTIONARY_BYTES));
+}
+
+/** The codecs weighed. */
+export function codecs(dictionary: Buffer): Codec[] {
+  const gzip = (level: number): Codec => ({
+    name: `gzip ${level}`,
+    compress: (b) => gzipSync(b, { level }),
+    decompress: (b) => gunzipSync(b),
+  });
+  const brotli = (quality: number): Codec => ({
+    name: `brotli ${quality}`,
+    compress: (b) =>
+      brotliCompressSync(b, {
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: quality,
+          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+          [constants.BROTLI_PARAM_SIZE_HINT]: b.length,
+        },
+      }),
+    decompress: (b) => brotliDecompressSync(b),
+  });
+  const dict = (level: number): Codec => ({
+    name: `deflate ${level} + dictionary`,
+    compress: (b) => deflateSync(b, { level, dictionary }),
+    decompress: (b) => inflateSync(b, { dictionary }),
+  });
+  return [gzip(1), gzip(6), gzip(9), brotli(4), brotli(6), brotli(9), brotli(11), dict(6), dict(9)];
+}
+
+/** Figures of one codec over a set of puts. */
+export interface CodecResult {
+  codec: string;
+  meanBytes: number;
+  ratio: number;
+  meanWriteUnits: number;
+  /** Write units relative to gzip 6 (negative: fewer). */
+  vsGzip6: number;
+  compressUs: number;
+  decompressUs: number;
+}
+
+/** Weighs `list` on `puts` (each the JSON text of one put's rows). */
+export function weigh(
+  list: readonly Codec[],
+  puts: readonly Buffer[],
+  timingPuts: number,
+): CodecResult[] {
+  const raw = puts.reduce((s, p) => s + p.length, 0);
+  const results = list.map((codec) => {
+    const compressed = puts.map((p) => codec.compress(p));
+    for (let i = 0; i < puts.length; i++) {
+      if (!codec.decompress(compressed[i]!).equals(puts[i]!)) {
+        throw new Error(`${codec.name} does not round-trip put ${i}`);
+      }
+    }
+    const bytes = compressed.reduce((s, c) => s + c.length, 0);
+    const units = compressed.reduce((s, c) => s + batchItemWriteUnits(c.length), 0);
+    const sample = puts.slice(0, timingPuts);
+    const packed = compressed.slice(0, timingPuts);
+    return {
+      codec: codec.name,
+      meanBytes: bytes / puts.length,
+      ratio: raw / bytes,
+      meanWriteUnits: units / puts.length,
+      vsGzip6: 0,
+      compressUs: cpuMicrosPer(sample, (p) => codec.compress(p)),
+      decompressUs: cpuMicrosPer(packed, (c) => codec.decompress(c)),
+    };
+  });
+  const base = results.find((r) => r.codec === 'gzip 6')?.meanWriteUnits ?? 1;
+  for (const r of results) r.vsGzip6 = r.meanWriteUnits / base - 1;
+  return results;
+}
+
+/** CPU µs per item of `fn` over `items`: the best of three passes (less noise from other work). */
+function cpuMicrosPer<T>(items: readonly T[], fn: (item: T) => unknown): number {
+  let best = Number.POSITIVE_INFINITY;
+  for (let pass = 0; pass < 3; pass++) {
+    const start = process.cpuUsage();
+    for (const item of items) fn(item);
+    const used = process.cpuUsage(start);
+    best = Math.min(best, (used.user + used.system) / items.length);
+  }
+  return best;
+}
+
+/** The JSON text of `count` puts of `rowsPerPut` rows, as the batch codec compresses them. */
+export function putPayloads(
+  variant: RowVariant,
+  seed: number,
+  count: number,
+  rowsPerPut = 100,
+): Buffer[] {
+  const rows = rowGenerator({ variant, seed });
+  return Array.from({ length: count }, () => Buffer.from(JSON.stringify(rows.take(rowsPerPut))));
+}
+
+async function main(): Promise<void> {
+  const count = Number(process.argv[2] ?? 100);
+  const timingPuts = Math.min(count, 20);
+  const started = performance.now();
+  console.log(
+    `codec weighing: ${count} seeded puts of 100 rows per variant; write units of the batch item ` +
+      `(payload + ${BATCH_ITEM_OVERHEAD_BYTES} bytes of other attributes, 1 KB units); CPU µs per put ` +
+      `on this machine (best of 3 passes over ${timingPuts} puts: timing-dependent)`,
+  );
+  for (const variant of [RowVariant.event, RowVariant.random]) {
+    const puts = putPayloads(variant, 7, count);
+    const body = putBodyText(rowGenerator({ variant, seed: 7 }).take(100));
+    const results = weigh(codecs(trainDictionary(variant, 1_000)), puts, timingPuts);
+    console.log(
+      `\n${variant} rows: ${(puts.reduce((s, p) => s + p.length, 0) / count / 1024).toFixed(1)} KiB JSON per put ` +
+        `(gzip 6 ratio of a 100-row put body: ${(Buffer.byteLength(body) / gzipSync(body, { level: 6 }).length).toFixed(2)})`,
+    );
+    console.log(
+      textTable(
+        results.map((r) => ({
+          codec: r.codec,
+          'bytes/put': Math.round(r.meanBytes),
+          ratio: Number(r.ratio.toFixed(2)),
+          'WCU/put': Number(r.meanWriteUnits.toFixed(2)),
+          'vs gzip 6': `${(r.vsGzip6 * 100).toFixed(1)} %`,
+          'compress µs/put': Math.round(r.compressUs),
+          'decompress µs/put': Math.round(r.decompressUs),
+        })),
+      ),
+    );
+  }
+  console.log(`\ntook ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+if (process.argv[1] && import.meta.url === new URL(process.argv[1], 'file://').href) {
+  await main();
+}

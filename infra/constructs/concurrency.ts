@@ -1,0 +1,34 @@
+/**
+ * Concurrency of the functions that must keep running when the rest of the
+ * account is busy. Reserved concurrency both guarantees and caps: a burst of
+ * puts cannot take the flushers' capacity, and a runaway schedule cannot take
+ * everyone else's. Accounts whose concurrency quota is too low to reserve
+ * (Lambda keeps 100 unreserved) turn it off with `reservedConcurrency=off`;
+ * the caps on the event sources stay either way.
+ */
+import type { HandlerName } from './functions.js';
+
+/** Reserved concurrency per function; functions not listed share the account's pool. */
+export const RESERVED_CONCURRENCY = {
+  // One scheduled invocation a minute, which runs until the end of its minute:
+  // the next one may start while the last tick of the previous one commits
+  // (that overlap is fenced), so 2, never 1, which would throttle the next minute.
+  flushTick: 2,
+  // Tick fan-out and size-triggered flush requests. The flush queue's event
+  // source is capped at the same number, so SQS never meets a throttle.
+  flushWorker: 10,
+  // The scheduled run plus one on-demand run (`{"shard": ...}`); two runs on one
+  // shard are safe (create-if-absent manifest, conditional watermark).
+  export: 2,
+  // The scheduled verify plus one on-demand rebuild or verify.
+  recover: 2,
+} as const satisfies Partial<Record<HandlerName, number>>;
+
+/** Concurrency cap of the flush queue's event source (SQS needs at least 2). */
+export const FLUSH_WORKER_MAX_CONCURRENCY = RESERVED_CONCURRENCY.flushWorker;
+
+/** The reservation of `name`, or undefined when it has none or reservations are off. */
+export function reservedConcurrencyOf(name: HandlerName, enabled: boolean): number | undefined {
+  if (!enabled) return undefined;
+  return (RESERVED_CONCURRENCY as Partial<Record<HandlerName, number>>)[name];
+}

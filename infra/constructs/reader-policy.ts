@@ -1,0 +1,81 @@
+/**
+ * Least privilege for readers of the data bucket (`shardwal tail`, the
+ * client's `tailShard`, `shardwal dump --bucket`): `s3:GetObject` on the
+ * stored formats a reader reads — WAL objects, export manifests, keyless
+ * segments and keyed snapshot parts (`KEY_PATTERNS`) — and `s3:ListBucket`
+ * on the bucket, nothing else: no write, no delete, no spilled batch
+ * payloads (`spill/`, not a documented format), no legacy AOF exports (the
+ * tail does not read them), no table, no KMS (the bucket is S3-managed).
+ *
+ * `s3:ListBucket` is unconditional on purpose: the reader lists manifests and
+ * WAL keys, and S3 answers a GET of a missing key with 404 only to a caller
+ * that may list the bucket (403 otherwise). A follower polls the next WAL
+ * position by key and needs that 404 to mean "not yet".
+ *
+ * Two ways to use it: attach the managed policy (output `ReaderPolicyArn`)
+ * to a role or user, or call `grantRead(grantee)` for a principal in the app
+ * (a function that tails a shard), which adds the same statements to it.
+ */
+import { Grant, type IGrantable, ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { KEY_PATTERNS } from './key-patterns.js';
+import { acknowledgeWildcardResources, arnToken } from './nag.js';
+
+/** The object kinds a reader may get. */
+export const READER_KEY_PATTERNS: readonly string[] = [
+  KEY_PATTERNS.wal,
+  KEY_PATTERNS.manifest,
+  KEY_PATTERNS.segment,
+  KEY_PATTERNS.snapshot,
+];
+
+/** Props of `ReaderPolicy`. */
+export interface ReaderPolicyProps {
+  /** The data bucket. */
+  bucket: IBucket;
+}
+
+/** The readers' policy. */
+export class ReaderPolicy extends Construct {
+  readonly policy: ManagedPolicy;
+  readonly #bucket: IBucket;
+
+  constructor(scope: Construct, id: string, props: ReaderPolicyProps) {
+    super(scope, id);
+    this.#bucket = props.bucket;
+    this.policy = new ManagedPolicy(this, 'Resource', {
+      description:
+        'shardwal readers: get WAL objects, manifests, segments and snapshot parts; list the bucket',
+      statements: this.#statements(),
+    });
+    acknowledgeWildcardResources(
+      this.policy,
+      READER_KEY_PATTERNS.map((pattern) => `${arnToken(props.bucket)}/${pattern}`),
+      'Object ARNs carry * for the shard name and the zero-padded position or range: readers read shards chosen at run time; the object kinds are fixed.',
+    );
+  }
+
+  /** Grants `grantee` the same reads as the managed policy. */
+  grantRead(grantee: IGrantable): Grant {
+    const [get, list] = this.#statements();
+    const objects = Grant.addToPrincipal({
+      grantee,
+      actions: get!.actions,
+      resourceArns: get!.resources,
+    });
+    return objects.combine(
+      Grant.addToPrincipal({ grantee, actions: list!.actions, resourceArns: list!.resources }),
+    );
+  }
+
+  #statements(): PolicyStatement[] {
+    return [
+      new PolicyStatement({
+        actions: ['s3:GetObject'],
+        resources: READER_KEY_PATTERNS.map((pattern) => this.#bucket.arnForObjects(pattern)),
+      }),
+      new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.#bucket.bucketArn] }),
+    ];
+  }
+}

@@ -1,0 +1,259 @@
+/**
+ * The shardwal service as one construct: storage, queues, functions and their
+ * grants, the HTTP API, the schedules, alarms and a dashboard. It works in any
+ * `Stack` of any `App`: every setting is optional and validated at synth by
+ * the service's own rules (`settings.ts`), no resource has a fixed physical
+ * name, every construct id is its own, and metrics carry the stage, so two
+ * instances (two stages) can live in one account, or one stack.
+ *
+ * cdk-nag runs at App (or Stage) scope only: call `addShardwalChecks(app)`
+ * once (`checks.ts`).
+ */
+import { Stack } from 'aws-cdk-lib';
+import type { Code } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
+import * as cxapi from 'aws-cdk-lib/cx-api';
+import { Construct } from 'constructs';
+import { RESOURCE_ENV } from '../lib/config.js';
+import { Alarms } from './constructs/alarms.js';
+import { Api } from './constructs/api.js';
+import { FLUSH_WORKER_MAX_CONCURRENCY } from './constructs/concurrency.js';
+import { ServiceDashboard } from './constructs/dashboard.js';
+import { Functions } from './constructs/functions.js';
+import { grantLeastPrivilege } from './constructs/permissions.js';
+import { ProducerPolicy } from './constructs/producer-policy.js';
+import { INGEST_BATCHING_WINDOW, Queues } from './constructs/queues.js';
+import { ReaderPolicy } from './constructs/reader-policy.js';
+import { Schedules } from './constructs/schedules.js';
+import { acknowledgeServerlessFindings } from './constructs/serverless-findings.js';
+import { serviceMetrics } from './constructs/service-metrics.js';
+import { functionSizes } from './constructs/sizing.js';
+import { Storage } from './constructs/storage.js';
+import { type PinnedLogicalIds, pinLogicalIds } from './pinned-ids.js';
+import {
+  ContextError,
+  DEPLOY_CONTEXT,
+  type DeploySettings,
+  type ShardwalSettings,
+  validateDeploySettings,
+} from './settings.js';
+
+/** Props of `ShardwalService`; all optional. */
+export interface ShardwalServiceProps {
+  /**
+   * Settings under the context keys of `cdk.json` (`flushIntervalMs`,
+   * `stage`, `alarmEmail`, ...), validated at synth as `cdk synth` validates
+   * the context. Unset keys take the service's defaults; `stage` defaults to
+   * the stack's name.
+   */
+  readonly settings?: ShardwalSettings;
+  /** An existing SNS topic for the alarms (e.g. wired to a pager); instead of `settings.alarmTopicArn`. */
+  readonly alarmTopic?: ITopic;
+  /**
+   * Logical ids to keep for the stateful resources (table, buckets, queues),
+   * when adopting a stack deployed under other construct paths: a changed id
+   * would replace the resource and orphan the retained one with its data.
+   */
+  readonly logicalIds?: PinnedLogicalIds;
+  /** Prebuilt code for every function (template tests); unset, `functions/*.ts` are bundled. */
+  readonly functionCode?: Code;
+}
+
+/** The shardwal service. */
+export class ShardwalService extends Construct {
+  /** Stage name: a dimension of every metric, and part of what the alarms watch. */
+  readonly stage: string;
+  readonly settings: DeploySettings;
+  readonly storage: Storage;
+  readonly queues: Queues;
+  readonly functions: Functions;
+  readonly api: Api;
+  readonly schedules: Schedules;
+  readonly alarms: Alarms;
+  readonly dashboard: ServiceDashboard;
+  readonly producers: ProducerPolicy;
+  /** Readers' least privilege (`shardwal tail`, `tailShard`): the policy, or `readers.grantRead(grantee)`. */
+  readonly readers: ReaderPolicy;
+
+  constructor(scope: Construct, id: string, props: ShardwalServiceProps = {}) {
+    super(scope, id);
+    // The data bucket logs to its own bucket through a bucket policy (an ACL
+    // cannot be granted on a bucket-owner-enforced bucket). The flag is the
+    // app's to set; pinned here so the construct works in any app.
+    this.node.setContext(cxapi.S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY, true);
+    const settings = validateDeploySettings(props.settings);
+    this.settings = settings;
+    this.stage = settings.stage ?? Stack.of(this).stackName;
+    assertStageUnique(this);
+    const sizes = functionSizes(settings.service);
+
+    this.storage = new Storage(this, 'Storage', { capacity: settings.capacity });
+    this.queues = new Queues(this, 'Queues', {
+      ingestConsumerTimeout: sizes.putSqs.timeout,
+      ingestBatchingWindow: INGEST_BATCHING_WINDOW,
+      flushConsumerTimeout: sizes.flushWorker.timeout,
+    });
+    if (props.logicalIds) pinLogicalIds(this.storage, this.queues, props.logicalIds);
+    this.functions = new Functions(this, 'Functions', {
+      settings,
+      stage: this.stage,
+      sizes,
+      tableName: this.storage.table.tableName,
+      bucketName: this.storage.bucket.bucketName,
+      flushQueueUrl: this.queues.flush.queueUrl,
+      ...(props.functionCode ? { code: props.functionCode } : {}),
+    });
+    const fns = this.functions.byName;
+    grantLeastPrivilege({
+      functions: fns,
+      table: this.storage.table,
+      bucket: this.storage.bucket,
+      flushQueue: this.queues.flush,
+      ingestDeadLetterQueues: [this.queues.ingestDlq, this.queues.ingestFifoDlq],
+      spilling: settings.service.spillBytes !== undefined,
+    });
+    // put-sqs dead-letters permanent refusals itself and holds back retryable
+    // ones (`lib/sqs/put-messages.ts`): it needs each queue paired with its DLQ.
+    const ingestEnv = {
+      [RESOURCE_ENV.ingestQueueUrl]: this.queues.ingest.queueUrl,
+      [RESOURCE_ENV.ingestDlqUrl]: this.queues.ingestDlq.queueUrl,
+      [RESOURCE_ENV.ingestFifoQueueUrl]: this.queues.ingestFifo.queueUrl,
+      [RESOURCE_ENV.ingestFifoDlqUrl]: this.queues.ingestFifoDlq.queueUrl,
+    };
+    for (const [name, value] of Object.entries(ingestEnv)) fns.putSqs.addEnvironment(name, value);
+
+    fns.putSqs.addEventSource(
+      new SqsEventSource(this.queues.ingest, {
+        batchSize: 10,
+        maxBatchingWindow: INGEST_BATCHING_WINDOW,
+        reportBatchItemFailures: true,
+        // Bounds what a backlog can do to the table and to the account's concurrency.
+        maxConcurrency: settings.ingestMaxConcurrency,
+      }),
+    );
+    // FIFO: no batching window (FIFO sources take none); the handler sees the
+    // `.fifo` ARN and keeps each group's order through partial failures.
+    fns.putSqs.addEventSource(
+      new SqsEventSource(this.queues.ingestFifo, {
+        batchSize: 10,
+        reportBatchItemFailures: true,
+        maxConcurrency: settings.ingestMaxConcurrency,
+      }),
+    );
+    // No batching window: a flush request is served before the next tick.
+    fns.flushWorker.addEventSource(
+      new SqsEventSource(this.queues.flush, {
+        batchSize: 10,
+        reportBatchItemFailures: true,
+        // At most the worker's reserved concurrency: SQS never meets a throttle.
+        maxConcurrency: FLUSH_WORKER_MAX_CONCURRENCY,
+      }),
+    );
+
+    this.api = new Api(this, 'Api', {
+      putHandler: fns.putHttp,
+      statusHandler: fns.statusHttp,
+      authorizer: settings.authorizer,
+      rateLimit: settings.apiRateLimit,
+      burstLimit: settings.apiBurstLimit,
+    });
+    this.schedules = new Schedules(this, 'Schedules', {
+      ticker: settings.ticker,
+      flushTick: fns.flushTick,
+      exportFn: fns.export,
+      recover: fns.recover,
+      exportEveryMinutes: settings.exportEveryMinutes,
+      verifyEveryMinutes: settings.verifyEveryMinutes,
+      failures: this.queues.failures,
+    });
+    this.alarms = new Alarms(this, 'Alarms', {
+      stage: this.stage,
+      settings,
+      functions: this.functions,
+      queues: this.queues,
+      table: this.storage.table,
+      httpApi: this.api.httpApi,
+      ...alarmTopicOf(this, props.alarmTopic, settings),
+    });
+    this.dashboard = new ServiceDashboard(this, 'Dashboard', {
+      metric: serviceMetrics(this.stage),
+      functions: fns,
+      deadLetterQueues: {
+        ingest: this.queues.ingestDlq,
+        ingestFifo: this.queues.ingestFifoDlq,
+        flush: this.queues.flushDlq,
+        failures: this.queues.failures,
+      },
+      alarms: this.alarms.all,
+    });
+    this.producers = new ProducerPolicy(this, 'ProducerPolicy', {
+      ingestQueues: [this.queues.ingest, this.queues.ingestFifo],
+      httpApi: this.api.httpApi,
+      authorizer: settings.authorizer,
+      trustedAccounts: settings.producerAccounts,
+    });
+    this.readers = new ReaderPolicy(this, 'ReaderPolicy', { bucket: this.storage.bucket });
+    acknowledgeServerlessFindings(this.functions);
+  }
+
+  /** What a deployment's outputs carry, by output name (the stack decides where they go). */
+  outputs(): Record<string, string> {
+    const fns = this.functions.byName;
+    return {
+      Stage: this.stage,
+      ApiUrl: this.api.url,
+      BucketName: this.storage.bucket.bucketName,
+      TableName: this.storage.table.tableName,
+      IngestQueueUrl: this.queues.ingest.queueUrl,
+      IngestFifoQueueUrl: this.queues.ingestFifo.queueUrl,
+      FlushQueueUrl: this.queues.flush.queueUrl,
+      FailuresQueueUrl: this.queues.failures.queueUrl,
+      RecoverFunctionName: fns.recover.functionName,
+      ExportFunctionName: fns.export.functionName,
+      ProducerPolicyArn: this.producers.policy.managedPolicyArn,
+      ReaderPolicyArn: this.readers.policy.managedPolicyArn,
+      ...(this.producers.role ? { ProducerRoleArn: this.producers.role.roleArn } : {}),
+      AlarmTopicArn: this.alarms.topic.topicArn,
+      DashboardName: this.dashboard.dashboard.dashboardName,
+    };
+  }
+}
+
+/** The alarm topic from the prop or the `alarmTopicArn` setting; both is ambiguous. */
+function alarmTopicOf(
+  scope: Construct,
+  topic: ITopic | undefined,
+  settings: DeploySettings,
+): { topic?: ITopic } {
+  if (topic && settings.alarmTopicArn) {
+    throw new ContextError(
+      DEPLOY_CONTEXT.alarmTopicArn,
+      settings.alarmTopicArn,
+      'the alarmTopic prop is given too; give one alarm topic',
+    );
+  }
+  if (topic) return { topic };
+  if (settings.alarmTopicArn) {
+    return { topic: Topic.fromTopicArn(scope, 'AlarmTopic', settings.alarmTopicArn) };
+  }
+  return {};
+}
+
+/**
+ * Two services of one stage in one environment would write the same metric
+ * series and their alarms would watch each other's; refuse at synth.
+ */
+function assertStageUnique(service: ShardwalService): void {
+  const stack = Stack.of(service);
+  const key = (s: ShardwalService) => `${Stack.of(s).account}/${Stack.of(s).region}/${s.stage}`;
+  for (const other of service.node.root.node.findAll()) {
+    if (other !== service && other instanceof ShardwalService && key(other) === key(service)) {
+      throw new ContextError(
+        DEPLOY_CONTEXT.stage,
+        service.stage,
+        `${other.node.path} already uses this stage in ${stack.account}/${stack.region}; give each service its own stage`,
+      );
+    }
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * `shardwal tail <shard> [--from <seq|end>] [--follow]`: a shard's durable
+ * rows in order, as JSON Lines in the shape of `shardwal dump`
+ * (`{"seq","offset","key"?,"delete"?,"row"?}`, key and row exactly as put),
+ * through the client's reader (`lib/client/reader`): the export's segments
+ * below the watermark, the WAL above it, then, with `--follow`, each new
+ * WAL object as it is written, until Ctrl-C. Rows go to stdout; notes (the
+ * export read, what is not history, a fallback) to stderr.
+ *
+ * Output is written in batches, as the reader hands them over
+ * (`tailShardBatches`): the rows of one WAL object, or a few thousand of a
+ * segment, in one write, as soon as they are read.
+ */
+
+import type { TailFrom, TailOptions, TailRow } from '../client/reader/tail-options.js';
+import { tailShardBatches } from '../client/reader/tail-shard.js';
+import { NotFoundError } from '../errors.js';
+import { shardPrefix } from '../paths.js';
+import type { ObjectStore } from '../store/object-store.js';
+import {
+  booleanOption,
+  type CliCommand,
+  type CliIo,
+  type CommandInput,
+  stringOption,
+} from './command.js';
+import { dumpLine } from './dump-line.js';
+import { UsageError } from './errors.js';
+import { writeText } from './output.js';
+import { shardArgument } from './shard-argument.js';
+import { openTailTarget } from './tail-target.js';
+
+/** What tests inject in place of the process's signals and clock. */
+export type TailHooks = Pick<TailOptions, 'signal' | 'sleep' | 'now'>;
+
+function fromOption(input: CommandInput): TailFrom | undefined {
+  const text = stringOption(input, 'from');
+  if (text === undefined || text === 'end') return text;
+  const seq = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(seq) || seq < 1) {
+    throw new UsageError(`--from: expected a seq (a positive integer) or "end", got ${text}`);
+  }
+  return seq;
+}
+
+function pollOption(input: CommandInput): number | undefined {
+  const text = stringOption(input, 'poll-ms');
+  if (text === undefined) return undefined;
+  const ms = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(ms) || ms < 1) {
+    throw new UsageError(`--poll-ms: expected a positive integer, got ${text}`);
+  }
+  return ms;
+}
+
+async function hasObjects(store: ObjectStore, shard: string): Promise<boolean> {
+  for await (const _ of store.list(shardPrefix(shard))) return true;
+  return false;
+}
+
+/** Writes each batch of rows as dump lines, in one write. */
+async function writeRows(io: CliIo, batches: AsyncGenerator<TailRow[], void, undefined>) {
+  try {
+    for await (const batch of batches) {
+      let text = '';
+      for (const row of batch) text += `${dumpLine(row)}\n`;
+      await writeText(io.stdout, text);
+    }
+  } finally {
+    await batches.return();
+  }
+}
+
+/** Runs `shardwal tail` with `hooks` (the command itself wires Ctrl-C to `signal`). */
+export async function runTail(
+  input: CommandInput,
+  io: CliIo,
+  hooks: TailHooks = {},
+): Promise<number> {
+  const shard = shardArgument(input);
+  const fromSeq = fromOption(input);
+  const pollMs = pollOption(input);
+  const follow = booleanOption(input, 'follow');
+  const target = await openTailTarget(input, io);
+  try {
+    const exists = (await target.shardExists(shard)) ?? (await hasObjects(target.store, shard));
+    if (!exists) {
+      if (!follow) throw new NotFoundError(`shard ${shard} in ${target.description}`);
+      await writeText(
+        io.stderr,
+        `note: shard ${shard} has nothing in ${target.description} yet; waiting for its first rows\n`,
+      );
+    }
+    const batches = tailShardBatches(target.store, shard, {
+      ...hooks,
+      fromSeq,
+      follow,
+      pollMs,
+      // Notes are a line each, rare: a plain write keeps the reader's callback synchronous.
+      onNotice: (notice) => void io.stderr.write(`note: ${notice.message}\n`),
+    });
+    await writeRows(io, batches);
+  } finally {
+    await target.close();
+  }
+  return 0;
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+/** Runs `work` with an abort signal the first SIGINT/SIGTERM fires; a second one exits at once (130). */
+async function untilInterrupted<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const onSignal = () => {
+    if (controller.signal.aborted) process.exit(130);
+    controller.abort();
+  };
+  for (const signal of SIGNALS) process.on(signal, onSignal);
+  try {
+    return await work(controller.signal);
+  } finally {
+    for (const signal of SIGNALS) process.off(signal, onSignal);
+  }
+}
+
+/** The tail command. */
+export const tailCommand: CliCommand = {
+  name: 'tail',
+  args: ['<shard>'],
+  summary: "print a shard's durable rows in order as JSON Lines; --follow for new ones",
+  description:
+    'Each line: {"seq","offset","key"?,"delete"?,"row"?}, as `shardwal dump` prints it, in offset\n' +
+    'order, from --from <seq> (default: the oldest kept row). Below the export watermark the\n' +
+    "rows come from the export's segments: keyless rows only, since the export keeps keyed\n" +
+    'state, not keyed history (a note says so); above it every row of the WAL. A seq below the\n' +
+    'history floor is an error naming the floor. --follow waits for new WAL objects (one GET of\n' +
+    'the next position per poll, backing off from --poll-ms to 8 s) until Ctrl-C; --from end\n' +
+    'prints only rows written after it started. Reads only the object store: the local data\n' +
+    'folder, or the S3 bucket given with --bucket (--table, optional, to check the shard\n' +
+    'exists). Every object is verified before its rows are printed; a corrupt one stops the\n' +
+    'tail with an error naming it.',
+  options: {
+    from: {
+      type: 'string',
+      value: '<seq|end>',
+      description: 'first seq to print, or "end" for only new rows (default: the oldest kept)',
+    },
+    follow: {
+      type: 'boolean',
+      short: 'f',
+      description: 'keep printing new rows as WAL objects are written, until Ctrl-C',
+    },
+    'poll-ms': {
+      type: 'string',
+      value: '<ms>',
+      description: 'wait after the first miss at the end (default 1000; doubles up to 8000)',
+    },
+    'data-dir': {
+      type: 'string',
+      value: '<dir>',
+      description: 'local data folder (default: $SHARDWAL_DATA_DIR or ./.shardwal)',
+    },
+    bucket: {
+      type: 'string',
+      value: '<name>',
+      description: 'read the S3 bucket <name> in AWS instead of the local data folder',
+    },
+    table: {
+      type: 'string',
+      value: '<name>',
+      description: 'with --bucket: the DynamoDB table, to check the shard exists',
+    },
+    region: {
+      type: 'string',
+      value: '<region>',
+      description: 'AWS region of the bucket and table (default: the SDK’s)',
+    },
+  },
+  run: (input, io) => untilInterrupted((signal) => runTail(input, io, { signal })),
+};

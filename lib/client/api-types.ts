@@ -1,0 +1,128 @@
+/**
+ * The HTTP API's response bodies, as `docs/openapi.yaml` defines them
+ * (`PutAck`, `ShardStatus`, `SeqStatus`). Each type has a field table the
+ * client checks answers against at run time; `test/client/api-types.test.ts`
+ * holds both against the YAML, so a change to the spec fails there first.
+ */
+import { MalformedResponseError } from './errors.js';
+
+/** A JSON type as the spec names it. */
+export type JsonType = 'string' | 'integer' | 'boolean' | 'object' | 'null';
+
+/** One field of a response object: its JSON type(s) and whether the spec requires it. */
+export interface FieldSpec {
+  readonly type: JsonType | readonly JsonType[];
+  readonly required: boolean;
+}
+
+/** `PutAck`: what a put answers (200 durable, 202 buffered). */
+export interface PutAck {
+  shard: string;
+  /** The batch's sequence number, assigned in order per shard. */
+  seq: number;
+  rows: number;
+  durable: boolean;
+}
+
+/** The fields of `PutAck`. */
+export const PUT_ACK_FIELDS = {
+  shard: { type: 'string', required: true },
+  seq: { type: 'integer', required: true },
+  rows: { type: 'integer', required: true },
+  durable: { type: 'boolean', required: true },
+} as const satisfies Record<keyof PutAck, FieldSpec>;
+
+/** A flush lease as the status reports it. */
+export interface ShardLease {
+  owner: string;
+  expiresAtMs: number;
+}
+
+/** `ShardStatus`: `GET /v1/shards/{shard}`. */
+export interface ShardStatus {
+  shard: string;
+  nextSeq: number;
+  durableSeq: number;
+  walNextPos: number;
+  nextRowOffset?: number;
+  bufferedBytes: number;
+  pending?: boolean;
+  epoch: number;
+  generation?: number;
+  lease?: ShardLease | null;
+  poison: string | null;
+  aofWatermark?: number;
+}
+
+/** The fields of `ShardStatus`. */
+export const SHARD_STATUS_FIELDS = {
+  shard: { type: 'string', required: true },
+  nextSeq: { type: 'integer', required: true },
+  durableSeq: { type: 'integer', required: true },
+  walNextPos: { type: 'integer', required: true },
+  nextRowOffset: { type: 'integer', required: false },
+  bufferedBytes: { type: 'integer', required: true },
+  pending: { type: 'boolean', required: false },
+  epoch: { type: 'integer', required: true },
+  generation: { type: 'integer', required: false },
+  lease: { type: ['null', 'object'], required: false },
+  poison: { type: ['string', 'null'], required: true },
+  aofWatermark: { type: 'integer', required: false },
+} as const satisfies Record<keyof ShardStatus, FieldSpec>;
+
+/** `SeqStatus`: `GET /v1/shards/{shard}/seqs/{seq}`. */
+export interface SeqStatus {
+  shard: string;
+  seq: number;
+  durable: boolean;
+  durableSeq: number;
+  poison: string | null;
+}
+
+/** The fields of `SeqStatus`. */
+export const SEQ_STATUS_FIELDS = {
+  shard: { type: 'string', required: true },
+  seq: { type: 'integer', required: true },
+  durable: { type: 'boolean', required: true },
+  durableSeq: { type: 'integer', required: true },
+  poison: { type: ['string', 'null'], required: true },
+} as const satisfies Record<keyof SeqStatus, FieldSpec>;
+
+function typeOf(value: unknown): JsonType | 'other' {
+  if (value === null) return 'null';
+  if (typeof value === 'string') return 'string';
+  if (typeof value === 'boolean') return 'boolean';
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? 'integer' : 'other';
+  if (typeof value === 'object' && !Array.isArray(value)) return 'object';
+  return 'other';
+}
+
+/**
+ * `value` as `T` once every field in `fields` has its type (required fields
+ * present). Unknown members are kept: the spec only ever adds fields.
+ */
+export function checkFields<T>(
+  value: unknown,
+  fields: Readonly<Record<string, FieldSpec>>,
+  what: string,
+): T {
+  if (typeOf(value) !== 'object') {
+    throw new MalformedResponseError(what, `expected a JSON object, got ${JSON.stringify(value)}`);
+  }
+  const object = value as Record<string, unknown>;
+  for (const [name, spec] of Object.entries(fields)) {
+    if (!(name in object)) {
+      if (spec.required) throw new MalformedResponseError(what, `missing field ${name}`);
+      continue;
+    }
+    const allowed: readonly JsonType[] = typeof spec.type === 'string' ? [spec.type] : spec.type;
+    const got = typeOf(object[name]);
+    if (got === 'other' || !allowed.includes(got)) {
+      throw new MalformedResponseError(
+        what,
+        `field ${name}: expected ${allowed.join(' or ')}, got ${JSON.stringify(object[name])}`,
+      );
+    }
+  }
+  return object as T;
+}

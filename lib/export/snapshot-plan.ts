@@ -1,0 +1,78 @@
+/**
+ * The snapshot an export's manifest names: the base export's parts plus this
+ * fold's deltas, compacted into a new base when the deltas have grown.
+ *
+ * Policy: compact when there is no base yet, when the deltas' uncompressed
+ * bytes pass `COMPACT_FRACTION` of the base's, or when there are more than
+ * `MAX_DELTA_PARTS` deltas (readers merge every part at once).
+ *
+ * Cost: with B the base's size and d the delta bytes an export adds, an
+ * export writes d, and one in every f·B/d exports also rewrites B after
+ * reading B plus f·B of deltas. Amortized, an export writes d·(1 + 1/f) and
+ * reads d·(1 + f)/f: 3d and 3d with f = 1/2, whatever the history, and a
+ * snapshot holds at most (1 + f)·B plus one spill. Compaction merges the
+ * parts by key as they stream (`mergeSnapshot`), one line per part in memory.
+ */
+import type { SnapshotPartRef } from '../snapshot/format.js';
+import { mergeSnapshot } from '../snapshot/reader.js';
+import { SnapshotPartWriter } from '../snapshot/writer.js';
+import type { ObjectStore } from '../store/object-store.js';
+import { adoptPart } from './adopt-part.js';
+
+/** Compact once the deltas' bytes pass this fraction of the base's. */
+export const COMPACT_FRACTION = 0.5;
+
+/** Compact once there are more deltas than this. */
+export const MAX_DELTA_PARTS = 8;
+
+/** True when `parts` (application order) should be compacted into a new base. */
+export function shouldCompact(parts: readonly SnapshotPartRef[]): boolean {
+  if (parts.length === 0) return false;
+  const base = parts[0]!.kind === 'base' ? parts[0]! : undefined;
+  const deltas = base ? parts.slice(1) : parts;
+  if (deltas.length === 0) return false;
+  if (!base || deltas.length > MAX_DELTA_PARTS) return true;
+  const deltaBytes = deltas.reduce((sum, part) => sum + part.rawBytes, 0);
+  return deltaBytes > COMPACT_FRACTION * base.rawBytes;
+}
+
+/** A compaction's result: the new base (none when no key is live) and its live keys. */
+export interface Compacted {
+  base: SnapshotPartRef | undefined;
+  liveKeys: number;
+  written: boolean;
+}
+
+/** Merges `parts` into a base at `to`, streaming. */
+export async function compactSnapshot(
+  store: ObjectStore,
+  shard: string,
+  parts: readonly SnapshotPartRef[],
+  to: number,
+  gzipLevel: number,
+): Promise<Compacted> {
+  const writer = new SnapshotPartWriter(
+    store,
+    shard,
+    { kind: 'base', from: 0, to, index: 0 },
+    gzipLevel,
+  );
+  let liveKeys = 0;
+  try {
+    for await (const { entry } of mergeSnapshot(store, shard, parts)) {
+      liveKeys += 1;
+      const wait = writer.entry(entry);
+      if (wait) await wait;
+    }
+  } catch (error) {
+    await writer.abort();
+    throw error;
+  }
+  if (liveKeys === 0) {
+    await writer.abort();
+    return { base: undefined, liveKeys, written: false };
+  }
+  const { result, ref } = await writer.finish();
+  if (result === 'created') return { base: ref, liveKeys, written: true };
+  return { base: await adoptPart(store, shard, ref), liveKeys, written: false };
+}

@@ -1,0 +1,123 @@
+/**
+ * Keeping pending batches alive (L5 in `lib/liveness.ts`): every batch item
+ * expires by TTL a fixed time after its write, and a shard that stops
+ * flushing must not lose what it still has to flush. The scheduled verify
+ * extends the expiry of pending items (above `durableSeq`) once less than
+ * half their lifetime is left; only a stalled shard ever needs it, so in
+ * normal operation this reads one small range and writes nothing. A pending
+ * batch whose payload is spilled to S3 also has that payload copied to a
+ * fresh key before the bucket's lifecycle rule could remove it (S3 in
+ * `spill.ts`).
+ */
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { spillRefOf } from './batches.js';
+import { num, type ShardRecord, str } from './shard-record.js';
+import { RESPILL_AGE_MS, readSpill, writeSpill } from './spill.js';
+import {
+  batchRange,
+  CONDITION_FAILED,
+  expiresAt,
+  lifetimesOf,
+  queryShardItems,
+  send,
+  shardPk,
+  type Table,
+} from './table.js';
+
+/** Extends the expiry of `record`'s pending batch items that near it; returns how many it extended. */
+export async function extendPendingExpiry(
+  table: Table,
+  record: ShardRecord,
+  nowMs: number,
+): Promise<number> {
+  const fromSeq = record.durableSeq + 1;
+  const toSeq = record.nextSeq - 1;
+  if (toSeq < fromSeq) return 0;
+  const { batchMs } = lifetimesOf(table);
+  const renewBeforeSeconds = (nowMs + batchMs / 2) / 1000;
+  let extended = 0;
+  const items = queryShardItems(
+    table,
+    record.shard,
+    batchRange(fromSeq, toSeq),
+    'Query pending batch expiry',
+    'sk, expiresAt',
+  );
+  for await (const item of items) {
+    const expires = Number(item.expiresAt?.N ?? Number.POSITIVE_INFINITY);
+    if (expires >= renewBeforeSeconds) continue;
+    const out = await send(
+      table,
+      new UpdateItemCommand({
+        TableName: table.tableName,
+        Key: { pk: { S: shardPk(record.shard) }, sk: item.sk! },
+        UpdateExpression: 'SET expiresAt = :expires',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':expires': expiresAt(nowMs, batchMs) },
+      }),
+      'UpdateItem extend batch expiry',
+    );
+    if (typeof out === 'object') extended += 1;
+  }
+  return extended;
+}
+
+/**
+ * Copies the spilled payload of each of `record`'s pending batches whose
+ * object is `RESPILL_AGE_MS` old to a fresh key and points the head at it
+ * (S3 in `spill.ts`); returns how many it copied. The head changes only if it
+ * still points at the object read (a concurrent copy wins, ours is an orphan
+ * the lifecycle removes); the payload's length and hash stay the same, so a
+ * flusher reading either key gets the same bytes.
+ */
+export async function respillAged(
+  table: Table,
+  record: ShardRecord,
+  nowMs: number,
+): Promise<number> {
+  const fromSeq = record.durableSeq + 1;
+  const toSeq = record.nextSeq - 1;
+  const spill = table.spill;
+  if (toSeq < fromSeq || !spill) return 0;
+  let copied = 0;
+  const items = queryShardItems(
+    table,
+    record.shard,
+    batchRange(fromSeq, toSeq),
+    'Query pending spilled batches',
+    'sk, putId, createdAtMs, spillKey, spillBytes, spillSha, spillAtMs',
+  );
+  for await (const item of items) {
+    const ref = spillRefOf(item);
+    if (!ref) continue;
+    const spilledAtMs = num(item, 'spillAtMs', num(item, 'createdAtMs', 0));
+    if (nowMs - spilledAtMs < RESPILL_AGE_MS) continue;
+    const seq = Number(str(item, 'sk')!.slice('batch#'.length));
+    const payload = await readSpill(spill.store(), ref);
+    const fresh = await writeSpill(
+      spill.store(),
+      record.shard,
+      seq,
+      str(item, 'putId') ?? 'unnamed',
+      payload,
+      nowMs,
+    );
+    const out = await send(
+      table,
+      new UpdateItemCommand({
+        TableName: table.tableName,
+        Key: { pk: { S: shardPk(record.shard) }, sk: item.sk! },
+        UpdateExpression: 'SET spillKey = :fresh, spillAtMs = :now',
+        ConditionExpression: 'spillKey = :old',
+        ExpressionAttributeValues: {
+          ':fresh': { S: fresh.key },
+          ':now': { N: String(nowMs) },
+          ':old': { S: ref.key },
+        },
+      }),
+      'UpdateItem copy spilled payload',
+    );
+    if (out !== CONDITION_FAILED) copied += 1;
+  }
+  return copied;
+}

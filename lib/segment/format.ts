@@ -1,0 +1,60 @@
+/**
+ * Segment format v1: the types, constants and keys. The layout is specified
+ * in docs/segment-format.md. A segment is one shard's keyless rows from a
+ * contiguous range of WAL positions, written once by export and never
+ * rewritten; its version, range, row count and checksum live in the manifest
+ * that lists it (`lib/manifest`), not in the object, so a stock NDJSON reader
+ * sees nothing but rows.
+ */
+import { POSITION_DIGITS, padPosition } from '../paths.js';
+import type { LineStats } from '../store/gzip-lines.js';
+
+/** The version this code writes (recorded per segment in the manifest). */
+export const SEGMENT_FORMAT_VERSION = 1;
+
+/** Versions this code reads. */
+export const SEGMENT_READABLE_VERSIONS = [1] as const;
+
+/** Suffix of every segment key: gzip'd JSON Lines, as stock readers expect. */
+export const SEGMENT_SUFFIX = '.ndjson.gz';
+
+/** A segment as its manifest records it. */
+export interface SegmentRef extends LineStats {
+  /** Format version. */
+  v: number;
+  /** WAL position of the object holding its first row; the key is named by it. */
+  first: number;
+  /** First WAL position after its range: it holds every keyless row of [first, end). */
+  end: number;
+  /** Row offset of its first and last row. */
+  firstOffset: number;
+  lastOffset: number;
+  /** When the export that wrote it ran. */
+  createdAtMs: number;
+}
+
+/** One keyless row of a segment. */
+export interface SegmentRow {
+  seq: number;
+  offset: number;
+  /** The row's text as sent. */
+  text: string;
+}
+
+/** Prefix of a shard's segments. */
+export function segmentPrefix(shard: string): string {
+  return `shards/${shard}/seg/`;
+}
+
+/** Key of the segment whose first row is in the WAL object at `first`. */
+export function segmentKey(shard: string, first: number): string {
+  return `${segmentPrefix(shard)}${padPosition(first)}${SEGMENT_SUFFIX}`;
+}
+
+const SEGMENT_KEY = new RegExp(`/seg/(\\d{${POSITION_DIGITS}})\\.ndjson\\.gz$`);
+
+/** The `first` position a segment key names; undefined when the key is not a segment's. */
+export function firstOfSegmentKey(key: string): number | undefined {
+  const match = SEGMENT_KEY.exec(key);
+  return match ? Number(match[1]) : undefined;
+}

@@ -1,0 +1,202 @@
+/**
+ * Reading snapshot parts: one part, checked against its manifest record
+ * (`readPart`), and a whole snapshot as the merge of its parts by key
+ * (`mergeSnapshot`): the base, then each delta in order, the latest part's
+ * entry winning and a delete removing the key. The merge streams every part
+ * side by side, so it holds one line per part whatever the number of keys.
+ *
+ * A part's version is checked before it is read (`UnknownFormatVersionError`);
+ * a missing part, a broken line, keys not strictly ascending, a delete in a
+ * base, or counts, sizes and CRC-32 that differ from the record are
+ * `CorruptDataError`s naming the part. Entries are provisional until the read
+ * resolves: the figures are checked at the end.
+ */
+import { CorruptDataError, UnknownFormatVersionError } from '../errors.js';
+import { compareKeyIds } from '../rows/key-id.js';
+import {
+  type Compared,
+  type LineStats,
+  readGzipLines,
+  statsMismatch,
+} from '../store/gzip-lines.js';
+import type { ObjectStore } from '../store/object-store.js';
+import {
+  SNAPSHOT_READABLE_VERSIONS,
+  type SnapshotEntry,
+  type SnapshotPartRef,
+  snapshotPartKey,
+} from './format.js';
+import { parseSnapshotLine } from './lines.js';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Where a read part's entries go; the line's bytes are valid only during the call. */
+export type EntryHandler = (entry: SnapshotEntry, line: Buffer) => Promise<void> | undefined | void;
+
+/** Reads one part, verifying it against `ref` (`compared` figures); resolves to what it saw. */
+export async function readPart(
+  store: ObjectStore,
+  shard: string,
+  ref: SnapshotPartRef,
+  onEntry: EntryHandler = () => undefined,
+  compared: Compared = 'all',
+): Promise<LineStats> {
+  const key = snapshotPartKey(shard, ref);
+  if (!(SNAPSHOT_READABLE_VERSIONS as readonly number[]).includes(ref.v)) {
+    throw new UnknownFormatVersionError(key, 'snapshot', ref.v, SNAPSHOT_READABLE_VERSIONS);
+  }
+  const stream = await store.getStream(key);
+  if (!stream) throw new CorruptDataError(key, 'missing: the manifest lists it');
+  let lastKey: string | undefined;
+  let deletes = 0;
+  try {
+    const stats = await readGzipLines(key, stream, (bytes, index) => {
+      const fail = (problem: string): never => {
+        throw new CorruptDataError(key, `line ${index + 1}: ${problem}`);
+      };
+      let text: string;
+      try {
+        text = utf8.decode(bytes);
+      } catch {
+        return fail('not valid UTF-8');
+      }
+      const entry = parseSnapshotLine(text, fail);
+      if (lastKey !== undefined && !(compareKeyIds(entry.key, lastKey) > 0)) {
+        fail(`key ${entry.key} after ${lastKey}; keys strictly ascend`);
+      }
+      if (entry.delete) {
+        if (ref.kind === 'base') fail('a base holds no delete');
+        deletes += 1;
+      }
+      lastKey = entry.key;
+      return onEntry(entry, bytes);
+    });
+    const mismatch =
+      statsMismatch(ref, stats, compared) ??
+      (deletes !== ref.deletes
+        ? `the manifest records ${ref.deletes} deletes, the part has ${deletes}`
+        : undefined);
+    if (mismatch) throw new CorruptDataError(key, mismatch);
+    return stats;
+  } finally {
+    stream.destroy();
+  }
+}
+
+/** One entry of a merged snapshot, with its line (a dump line, printable as is). */
+export interface MergedEntry {
+  entry: SnapshotEntry;
+  line: string;
+}
+
+/**
+ * The live entries of the snapshot whose parts are `parts` (application
+ * order), in ascending key order. Every part is verified by the time the
+ * iteration ends; a failure throws from it.
+ */
+export async function* mergeSnapshot(
+  store: ObjectStore,
+  shard: string,
+  parts: readonly SnapshotPartRef[],
+): AsyncGenerator<MergedEntry, void, undefined> {
+  const cursors = parts.map((ref) => new PartCursor(store, shard, ref));
+  try {
+    for (const cursor of cursors) await cursor.advance();
+    for (;;) {
+      let least: string | undefined;
+      for (const cursor of cursors) {
+        const key = cursor.head?.entry.key;
+        if (key !== undefined && (least === undefined || compareKeyIds(key, least) < 0))
+          least = key;
+      }
+      if (least === undefined) return;
+      let winner: MergedEntry | undefined;
+      // Later parts win: walk in application order, keeping the last match.
+      for (const cursor of cursors) {
+        if (cursor.head?.entry.key === least) {
+          winner = cursor.head;
+          await cursor.advance();
+        }
+      }
+      if (winner && !winner.entry.delete) yield winner;
+    }
+  } finally {
+    for (const cursor of cursors) await cursor.close();
+  }
+}
+
+/**
+ * One part read line by line on demand: its reader runs as a producer that
+ * waits after each entry until the merge takes it, so the merge holds one
+ * line per part.
+ */
+class PartCursor {
+  head: MergedEntry | undefined;
+  /** Entries handed over and not yet taken; `null` marks the end. At most one entry. */
+  readonly #queue: Array<MergedEntry | null> = [];
+  #wake: (() => void) | undefined;
+  #resume: (() => void) | undefined;
+  #error: unknown;
+  #closed = false;
+  readonly #done: Promise<void>;
+
+  constructor(store: ObjectStore, shard: string, ref: SnapshotPartRef) {
+    const key = snapshotPartKey(shard, ref);
+    this.#done = readPart(store, shard, ref, (entry, bytes): Promise<void> => {
+      if (this.#closed) throw new CorruptDataError(key, 'read abandoned');
+      this.#queue.push({ entry, line: bytes.toString('utf8') });
+      this.#wakeConsumer();
+      return new Promise<void>((resolve) => {
+        this.#resume = resolve;
+      });
+    }).then(
+      (): void => this.#end(),
+      (error: unknown) => {
+        this.#error = error;
+        this.#end();
+      },
+    );
+  }
+
+  /** Moves to the next entry (`head` undefined at the end); throws what the part's reader threw. */
+  async advance(): Promise<void> {
+    this.#resumeProducer();
+    while (this.#queue.length === 0) {
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
+    }
+    const next = this.#queue[0]!;
+    if (next === null) {
+      if (this.#error !== undefined) throw this.#error;
+      this.head = undefined;
+      return;
+    }
+    this.#queue.shift();
+    this.head = next;
+  }
+
+  /** Stops the part's reader (if still reading) and waits for it to let go. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#resumeProducer();
+    await this.#done;
+  }
+
+  #end(): void {
+    this.#queue.push(null);
+    this.#wakeConsumer();
+  }
+
+  #wakeConsumer(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  #resumeProducer(): void {
+    const resume = this.#resume;
+    this.#resume = undefined;
+    resume?.();
+  }
+}

@@ -1,0 +1,247 @@
+/**
+ * Objects that are gzip'd lines with no framing of their own (segments,
+ * snapshot parts): what writes them to the store as a stream, and what reads
+ * them back, each keeping the same figures so a reader can check an object
+ * against what its writer recorded (in the manifest):
+ *
+ * - `rows`: lines, each ended by one `\n`;
+ * - `rawBytes`: uncompressed bytes, newlines included;
+ * - `crc32`: zlib's CRC-32 of those uncompressed bytes;
+ * - `bytes`: the stored (compressed) size.
+ *
+ * The writer compresses on libuv's thread pool while its caller keeps
+ * parsing, and hands compressed chunks to `putStreamIfAbsent` as they come:
+ * memory holds one batch of lines, zlib's buffers and what the store holds of
+ * one part, whatever the object's size.
+ */
+import { once } from 'node:events';
+import { pipeline, Readable } from 'node:stream';
+import { crc32, createGunzip, createGzip, type Gzip, type ZlibOptions } from 'node:zlib';
+import { CorruptDataError, InternalError } from '../errors.js';
+import { LineSplitter } from '../wal/frame-parser.js';
+import type { ObjectStore, PutIfAbsentResult } from './object-store.js';
+
+/** What a writer recorded about an object, and what a reader recomputes. */
+export interface LineStats {
+  rows: number;
+  rawBytes: number;
+  crc32: number;
+  bytes: number;
+}
+
+/** Bytes of lines gathered before one write to zlib. */
+const BATCH_BYTES = 256 * 1024;
+/** Bytes zlib may hold unprocessed before a write waits for it. */
+const WRITE_BUFFER_BYTES = 4 * 1024 * 1024;
+const NEWLINE = 0x0a;
+
+/** Thrown into the upload's stream when the writer is abandoned. */
+class Abandoned extends Error {
+  constructor(key: string) {
+    super(`${key}: write abandoned`);
+  }
+}
+
+/** A gzip'd-lines object being written to the store create-if-absent. */
+export class GzipLineUpload {
+  readonly #gzip: Gzip;
+  readonly #upload: Promise<PutIfAbsentResult>;
+  #batch = Buffer.allocUnsafe(BATCH_BYTES);
+  #used = 0;
+  #failure: unknown;
+  #state: 'open' | 'done' = 'open';
+  readonly stats: LineStats = { rows: 0, rawBytes: 0, crc32: 0, bytes: 0 };
+
+  constructor(
+    store: ObjectStore,
+    readonly key: string,
+    level: number,
+  ) {
+    // zlib streams pass stream options through to Transform; @types/node omits them.
+    const options: ZlibOptions & { writableHighWaterMark: number } = {
+      level,
+      chunkSize: 64 * 1024,
+      writableHighWaterMark: WRITE_BUFFER_BYTES,
+    };
+    this.#gzip = createGzip(options);
+    this.#gzip.on('error', (error) => {
+      this.#failure ??= error;
+    });
+    this.#upload = store.putStreamIfAbsent(key, this.#compressed());
+    // A store that gives up early (a refused request) must stop the writer, not strand it.
+    this.#upload.catch((error: unknown) => {
+      this.#failure ??= error;
+      // With an error, so a write waiting for 'drain' wakes up and rejects.
+      this.#gzip.destroy(error instanceof Error ? error : new Error(String(error)));
+    });
+  }
+
+  /** Adds `text` and a `\n`. Returns a promise only when the caller must wait. */
+  line(text: string): Promise<void> | undefined {
+    // A UTF-16 code unit takes at most 3 UTF-8 bytes: when that bound fits, write without measuring first.
+    if (this.#used + text.length * 3 + 1 <= this.#batch.length && this.#state === 'open') {
+      if (this.#failure !== undefined) throw this.#failure;
+      const written = this.#batch.write(text, this.#used, 'utf8');
+      this.#batch[this.#used + written] = NEWLINE;
+      this.#count(written + 1);
+      return undefined;
+    }
+    const length = Buffer.byteLength(text) + 1;
+    const wait = this.#room(length);
+    if (wait) return wait.then(() => this.line(text));
+    this.#batch.write(text, this.#used, 'utf8');
+    this.#batch[this.#used + length - 1] = NEWLINE;
+    this.#count(length);
+    return undefined;
+  }
+
+  /** Completes the object: resolves to the store's answer (`'exists'`: another writer's is there). */
+  async finish(): Promise<PutIfAbsentResult> {
+    this.#expectOpen();
+    this.#state = 'done';
+    await this.#flush();
+    this.#gzip.end();
+    try {
+      return await this.#upload;
+    } catch (error) {
+      throw this.#failure ?? error;
+    }
+  }
+
+  /** Abandons the object: nothing is published; resolves once the store has let go. */
+  async abort(): Promise<void> {
+    if (this.#state === 'done' && this.#failure === undefined) return;
+    this.#state = 'done';
+    this.#gzip.destroy(new Abandoned(this.key));
+    await this.#upload.catch(() => undefined);
+  }
+
+  async *#compressed(): AsyncGenerator<Uint8Array> {
+    for await (const chunk of this.#gzip as AsyncIterable<Buffer>) {
+      this.stats.bytes += chunk.length;
+      yield chunk;
+    }
+  }
+
+  #count(length: number): void {
+    // The CRC runs over whole batches at `#flush`: one native call per batch, not per line.
+    this.stats.rawBytes += length;
+    this.stats.rows += 1;
+    this.#used += length;
+  }
+
+  /** Makes room for `length` bytes in the batch; a promise when zlib must catch up first. */
+  #room(length: number): Promise<void> | undefined {
+    this.#expectOpen();
+    if (this.#failure !== undefined) throw this.#failure;
+    if (this.#used + length <= this.#batch.length) return undefined;
+    if (length > BATCH_BYTES && this.#used === 0) {
+      this.#batch = Buffer.allocUnsafe(length); // one line larger than a batch
+      return undefined;
+    }
+    return this.#flush();
+  }
+
+  async #flush(): Promise<void> {
+    if (this.#failure !== undefined) throw this.#failure;
+    if (this.#used === 0) return;
+    const full = this.#batch.subarray(0, this.#used);
+    this.stats.crc32 = crc32(full, this.stats.crc32);
+    // zlib holds the written buffer until it has compressed it: never reuse it.
+    this.#batch = Buffer.allocUnsafe(BATCH_BYTES);
+    this.#used = 0;
+    if (!this.#gzip.write(full)) {
+      try {
+        await once(this.#gzip, 'drain');
+      } catch (error) {
+        throw this.#failure ?? error;
+      }
+    }
+  }
+
+  #expectOpen(): void {
+    if (this.#state !== 'open') throw new InternalError(`${this.key}: writer already finished`);
+  }
+}
+
+/**
+ * Reads a gzip'd-lines object, handing each line (without its `\n`, valid
+ * only during the call) to `onLine`, and resolves to the figures it saw.
+ * Damaged gzip, bytes after the gzip stream or a last line without its `\n`
+ * are `CorruptDataError`s naming the key; the caller compares the figures
+ * with what the manifest recorded.
+ */
+export async function readGzipLines(
+  objectKey: string,
+  chunks: AsyncIterable<Uint8Array>,
+  onLine: (bytes: Buffer, index: number) => Promise<void> | undefined | void,
+): Promise<LineStats> {
+  const stats: LineStats = { rows: 0, rawBytes: 0, crc32: 0, bytes: 0 };
+  async function* counted(): AsyncGenerator<Uint8Array> {
+    for await (const chunk of chunks) {
+      stats.bytes += chunk.byteLength;
+      yield chunk;
+    }
+  }
+  const gunzip = createGunzip({ chunkSize: 256 * 1024 });
+  let gunzipError: unknown;
+  gunzip.once('error', (error) => {
+    gunzipError = error;
+  });
+  pipeline(Readable.from(counted()), gunzip, () => {}); // errors surface through the iteration
+  const splitter = new LineSplitter();
+  try {
+    for await (const chunk of gunzip as AsyncIterable<Buffer>) {
+      stats.crc32 = crc32(chunk, stats.crc32);
+      stats.rawBytes += chunk.length;
+      for (const line of splitter.push(chunk)) {
+        const wait = onLine(line, stats.rows++);
+        if (wait) await wait;
+      }
+    }
+  } catch (error) {
+    if (error === gunzipError) {
+      throw new CorruptDataError(
+        objectKey,
+        `not a valid gzip stream: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    throw error;
+  } finally {
+    gunzip.destroy();
+  }
+  if (gunzip.bytesWritten !== stats.bytes) {
+    throw new CorruptDataError(
+      objectKey,
+      `${stats.bytes - gunzip.bytesWritten} bytes follow the end of the gzip stream`,
+    );
+  }
+  if (splitter.pendingBytes > 0) {
+    throw new CorruptDataError(objectKey, 'truncated: the last line has no terminating newline');
+  }
+  return stats;
+}
+
+/** What a comparison looks at: every figure, or the lines only (another gzip level may store them smaller). */
+export type Compared = 'all' | 'lines';
+
+/** The first figure where `actual` differs from `recorded`, as a message; undefined when they agree. */
+export function statsMismatch(
+  recorded: LineStats,
+  actual: LineStats,
+  compared: Compared = 'all',
+): string | undefined {
+  const names =
+    compared === 'all'
+      ? (['bytes', 'rawBytes', 'rows', 'crc32'] as const)
+      : (['rawBytes', 'rows', 'crc32'] as const);
+  for (const name of names) {
+    if (recorded[name] !== actual[name]) {
+      return `the manifest records ${name} ${recorded[name]}, the object has ${actual[name]}`;
+    }
+  }
+  return undefined;
+}

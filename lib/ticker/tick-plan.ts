@@ -1,0 +1,139 @@
+/**
+ * How much of a tick one invocation does itself, and with how many flushes in
+ * flight, derived from the interval and the number of active shards unless
+ * `SHARDWAL_FLUSH_CONCURRENCY` / `SHARDWAL_MAX_SHARDS_PER_TICK` override it.
+ *
+ * A flush is a handful of dependent round trips (read, claim, resolve, S3
+ * PUT, commit, clear), so its wall time is mostly waiting: enough of them in
+ * flight fill the interval. Past a point the invocation's CPU is the limit
+ * (each request is signed, serialized and parsed), which shows up as a longer
+ * measured flush time at the same concurrency; the share flushed here then
+ * shrinks to what fits the budget and the rest is fanned out to workers.
+ *
+ * P1. A tick flushes its shards all at once, up to `maxConcurrency`: a
+ *     durable put waits for the commit that follows the tick, so the commits
+ *     should land one flush after it, not spread over the interval.
+ * P2. It keeps for itself what fits `budgetShare` of the interval at that
+ *     concurrency, from the flush time measured by earlier ticks
+ *     (`FlushTimeEstimate`), and fans out the rest. A tick whose estimate
+ *     was too rosy (a cold start) also hands over the shards whose flush
+ *     could no longer end within the budget, once its first wave is under way
+ *     (`runTick`).
+ * P3. Memory stays bounded as if `baseConcurrency` full WAL objects were in
+ *     flight: with more flushes at once, each takes a proportionally smaller
+ *     byte cap (a bigger backlog drains over more ticks, one PUT each).
+ * P4. Without fan-out every active shard is flushed here, however long it takes.
+ */
+import type { ShardwalConfig } from '../config.js';
+
+/** Tunables of the derived plan. */
+export const TICK_SIZING = {
+  /** Share of the interval a tick plans its own flushes into (P2). */
+  budgetShare: 0.6,
+  /** Flush wall time assumed until one is measured: ~6 DynamoDB round trips and one S3 PUT. */
+  initialFlushMs: 150,
+  /** Weight of the newest tick's mean flush time in the estimate. */
+  estimateWeight: 0.5,
+  /** Most flushes in flight: the SDK's HTTP agent keeps 50 sockets per client, more only queue. */
+  maxConcurrency: 48,
+  /** Flushes in flight where nothing else applies (flush requests), and the memory unit of P3. */
+  baseConcurrency: 8,
+  /** Smallest byte cap per flush under P3 (a flush always takes at least one batch anyway). */
+  minFlushBytes: 1024 * 1024,
+  /** Shards per fan-out hand-off (SQS SendMessageBatch takes ten entries). */
+  fanOutBatch: 10,
+  /** Fan-out hand-offs in flight at once. */
+  fanOutConcurrency: 8,
+} as const;
+
+/** What a tick's plan is made from. */
+export interface TickPlanInput {
+  activeShards: number;
+  /** The flush interval; undefined plans as if there were no time budget (P3 applies). */
+  intervalMs: number | undefined;
+  /** Estimated wall time of one flush. */
+  flushMs: number;
+  /** Whether shards can be handed to workers. */
+  canFanOut: boolean;
+  maxWalObjectBytes: number;
+  /** Override: flushes in flight (`SHARDWAL_FLUSH_CONCURRENCY`). */
+  concurrency?: number | undefined;
+  /** Override: shards flushed here before fanning out (`SHARDWAL_MAX_SHARDS_PER_TICK`). */
+  maxShardsPerTick?: number | undefined;
+}
+
+/** One tick's plan. */
+export interface TickPlan {
+  /** Flushes in flight at once. */
+  concurrency: number;
+  /** Active shards this invocation flushes; the rest are fanned out. */
+  here: number;
+  /** Byte cap of one flush's WAL object (P3). */
+  flushBytes: number;
+  /** Time the tick gives its own flushes (P2); undefined: no budget. */
+  budgetMs: number | undefined;
+}
+
+/** Plans one tick (P1-P4). */
+export function planTick(input: TickPlanInput): TickPlan {
+  const { activeShards, flushMs } = input;
+  const budgetMs =
+    input.intervalMs === undefined ? undefined : input.intervalMs * TICK_SIZING.budgetShare;
+  const widest =
+    input.concurrency ??
+    (budgetMs === undefined ? TICK_SIZING.baseConcurrency : TICK_SIZING.maxConcurrency);
+  // At least one shard here, so a tick always makes progress of its own.
+  const fitsInBudget =
+    budgetMs === undefined
+      ? activeShards
+      : Math.max(1, Math.floor((widest * budgetMs) / Math.max(1, flushMs)));
+  const here = !input.canFanOut
+    ? activeShards
+    : Math.min(activeShards, input.maxShardsPerTick ?? fitsInBudget);
+  const concurrency = input.concurrency ?? clamp(here, 1, widest);
+  return { concurrency, here, flushBytes: flushBytesFor(input, concurrency), budgetMs };
+}
+
+function flushBytesFor(input: TickPlanInput, concurrency: number): number {
+  const { maxWalObjectBytes } = input;
+  // An operator who set the concurrency sized memory for it.
+  if (input.concurrency !== undefined || concurrency <= TICK_SIZING.baseConcurrency) {
+    return maxWalObjectBytes;
+  }
+  const share = Math.floor((maxWalObjectBytes * TICK_SIZING.baseConcurrency) / concurrency);
+  return Math.max(Math.min(maxWalObjectBytes, TICK_SIZING.minFlushBytes), share);
+}
+
+function clamp(value: number, low: number, high: number): number {
+  return Math.min(high, Math.max(low, value));
+}
+
+/**
+ * Flushes in flight outside a tick's plan (flush requests), and the count the
+ * flusher's memory is sized for (P2): the override, else `baseConcurrency`.
+ */
+export function fixedFlushConcurrency(config: Pick<ShardwalConfig, 'flushConcurrency'>): number {
+  return config.flushConcurrency ?? TICK_SIZING.baseConcurrency;
+}
+
+/** A running estimate of one flush's wall time, learned tick by tick. */
+export class FlushTimeEstimate {
+  #ms: number;
+
+  constructor(initialMs: number = TICK_SIZING.initialFlushMs) {
+    this.#ms = initialMs;
+  }
+
+  /** The current estimate. */
+  get ms(): number {
+    return this.#ms;
+  }
+
+  /** Folds in the flush times of one tick; a tick with no flush leaves it alone. */
+  observe(flushMs: readonly number[]): void {
+    if (flushMs.length === 0) return;
+    const mean = flushMs.reduce((sum, ms) => sum + ms, 0) / flushMs.length;
+    const weight = TICK_SIZING.estimateWeight;
+    this.#ms = weight * mean + (1 - weight) * this.#ms;
+  }
+}

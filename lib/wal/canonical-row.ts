@@ -1,0 +1,148 @@
+/**
+ * Reads a WAL row line written in the exact form the encoder writes
+ * (`lines-v1.ts`) straight from its UTF-8 bytes into a `WalRow`: no line
+ * string, no `JSON.parse`, no intermediate fields object. The hot path of
+ * replay and export; the only strings it makes are the key id and the row.
+ *
+ *   {"t":"r","s":<seq>,"o":<offset>[,"k":<key id>][,"d":1][,"row":<row text>]}
+ *
+ * It takes a line only when every member is in its canonical spelling: the
+ * members in that order, no whitespace, `s` and `o` plain integers of at most
+ * 15 digits (exact doubles), `k` a JSON number or a string with no escape or
+ * control character (in valid UTF-8, which holds no lone surrogate, such a
+ * literal is its own `JSON.stringify`), `d` exactly `1`, and the row an
+ * object that ends where the line's closing brace begins (`objectEndInBytes`:
+ * the row is the last member). Any other line, valid or not, returns
+ * undefined and goes through the generic path (`parseRawRecord`, then
+ * `JSON.parse`), which judges it exactly as before: so for every line this
+ * reader takes, it returns what `parseRow(parseRawRecord(text))` would. The
+ * row's meaning is still checked by `WalChecker` (a delete has a key and no
+ * row, a put an object row, seqs and offsets in order).
+ */
+import { objectEndInBytes } from '../rows/row-line.js';
+import type { WalRow } from './format.js';
+
+const PREFIX = Buffer.from('{"t":"r","s":');
+const OFFSET = Buffer.from(',"o":');
+const KEY = Buffer.from(',"k":');
+const DELETE = Buffer.from(',"d":1');
+const ROW = Buffer.from(',"row":');
+/** More digits than this may not be exact in a double; such lines take the generic path. */
+const MAX_COUNT_DIGITS = 15;
+
+/** Where the reader stands in the line (module state: the reader is synchronous and not re-entered). */
+let at = 0;
+
+/**
+ * The row on the line `bytes[start, end)` (valid UTF-8, without its `\n`;
+ * `ascii` when it is all ASCII), when it is in canonical form; undefined to
+ * let the generic path read it.
+ */
+export function readCanonicalRow(
+  bytes: Buffer,
+  start: number,
+  end: number,
+  ascii: boolean,
+): WalRow | undefined {
+  // A pattern never holds `\n`, so a match cannot run past the line into the next one.
+  if (!matches(bytes, start, PREFIX)) return undefined;
+  at = start + PREFIX.length;
+  const seq = count(bytes);
+  if (seq < 0 || !matches(bytes, at, OFFSET)) return undefined;
+  at += OFFSET.length;
+  const offset = count(bytes);
+  if (offset < 0) return undefined;
+  const row: WalRow = { seq, offset };
+  const encoding = ascii ? 'latin1' : 'utf8';
+  if (matches(bytes, at, KEY)) {
+    at += KEY.length;
+    const keyStart = at;
+    if (!(bytes[at] === 0x22 ? plainString(bytes, end) : number(bytes))) return undefined;
+    row.key = bytes.toString(encoding, keyStart, at);
+  }
+  if (matches(bytes, at, DELETE)) {
+    at += DELETE.length;
+    row.delete = true;
+  }
+  const last = end - 1;
+  if (last <= start || bytes[last] !== 0x7d) return undefined;
+  if (at === last) return row;
+  if (!matches(bytes, at, ROW)) return undefined;
+  const rowStart = at + ROW.length;
+  if (objectEndInBytes(bytes, rowStart, last) !== last) return undefined;
+  row.text = bytes.toString(encoding, rowStart, last);
+  return row;
+}
+
+function matches(bytes: Buffer, from: number, pattern: Buffer): boolean {
+  for (let k = 0; k < pattern.length; k++) {
+    if (bytes[from + k] !== pattern[k]) return false;
+  }
+  return true;
+}
+
+/** A count: `0`, or up to 15 digits without a leading zero; -1 when the bytes are not one. */
+function count(bytes: Buffer): number {
+  let c = bytes[at]!;
+  if (c === 0x30) {
+    at += 1;
+    return isDigit(bytes[at]!) ? -1 : 0;
+  }
+  const from = at;
+  let value = 0;
+  while (isDigit(c)) {
+    value = value * 10 + (c - 0x30);
+    c = bytes[++at]!;
+  }
+  const digits = at - from;
+  return digits === 0 || digits > MAX_COUNT_DIGITS ? -1 : value;
+}
+
+/** A string literal with no escape and no control character; moves past its closing quote. */
+function plainString(bytes: Buffer, end: number): boolean {
+  for (let i = at + 1; i < end; i++) {
+    const c = bytes[i]!;
+    if (c === 0x22) {
+      at = i + 1;
+      return true;
+    }
+    if (c === 0x5c || c < 0x20) return false;
+  }
+  return false;
+}
+
+/** A JSON number (`-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?`); moves past it. */
+function number(bytes: Buffer): boolean {
+  let i = at;
+  if (bytes[i] === 0x2d) i++;
+  const c = bytes[i]!;
+  if (c === 0x30) i++;
+  else if (c >= 0x31 && c <= 0x39) i = digitsFrom(bytes, i + 1);
+  else return false;
+  if (bytes[i] === 0x2e) {
+    const from = i + 1;
+    i = digitsFrom(bytes, from);
+    if (i === from) return false;
+  }
+  const e = bytes[i];
+  if (e === 0x65 || e === 0x45) {
+    i++;
+    const sign = bytes[i];
+    if (sign === 0x2b || sign === 0x2d) i++;
+    const from = i;
+    i = digitsFrom(bytes, from);
+    if (i === from) return false;
+  }
+  at = i;
+  return true;
+}
+
+function digitsFrom(bytes: Buffer, from: number): number {
+  let i = from;
+  while (isDigit(bytes[i]!)) i++;
+  return i;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}

@@ -1,0 +1,34 @@
+/**
+ * What a test fixture holds: every table item and every object, as one
+ * comparable text. A refused put must leave it unchanged: no shard record,
+ * no batch, no idempotency record, no object.
+ */
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { walKey } from '../../lib/paths.js';
+import { decodeWal } from '../../lib/wal/decode.js';
+import type { Fixture } from '../support/harness.js';
+
+/** Every item of the table and every object key, sorted, as text. */
+export async function storedState(f: Fixture): Promise<string> {
+  const items: string[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await f.table.client.send(
+      new ScanCommand({
+        TableName: f.table.tableName,
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start as never } : {}),
+      }),
+    );
+    for (const item of out.Items ?? []) items.push(JSON.stringify(item));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return JSON.stringify({ items: items.sort(), objects: f.memory.keys().sort() });
+}
+
+/** The row texts of WAL object 0 of `shard`, in WAL order (flush first). */
+export async function walRowTexts(f: Fixture, shard: string): Promise<(string | undefined)[]> {
+  const bytes = await f.memory.get(walKey(shard, 0));
+  if (!bytes) throw new Error(`no WAL object 0 for ${shard}`);
+  return decodeWal(walKey(shard, 0), bytes).rows.map((row) => row.text);
+}

@@ -1,0 +1,454 @@
+/**
+ * Planted bugs: each one a realistic mistake in a guarantee's code, applied
+ * alone by `npm run mutants` (`run-mutants.ts`), which then runs the
+ * simulation and the mutant's own tests. A mutant the checker and tests do not
+ * kill is a hole in them. Later issues add theirs here.
+ */
+
+/** One textual change to one file. */
+export interface Edit {
+  file: string;
+  find: string;
+  replace: string;
+}
+
+/** A planted bug. */
+export interface Mutant {
+  name: string;
+  /** The guarantee it breaks. */
+  breaks: string;
+  edits: Edit[];
+  /** Test files that should kill it besides the simulation. */
+  tests: string[];
+}
+
+export const MUTANTS: Mutant[] = [
+  {
+    name: 'commit-without-epoch',
+    breaks: 'C1: only the holder of the epoch commits',
+    edits: [
+      {
+        file: 'lib/fence/commit.ts',
+        find: "          : 'epoch = :epoch AND walNextPos = :pos',",
+        replace: "          : 'walNextPos = :pos',",
+      },
+    ],
+    tests: ['test/flush/zombie.test.ts'],
+  },
+  {
+    name: 'adopt-without-content-check',
+    breaks: 'I1/I3: an existing object is adopted only if it holds what the memtable holds',
+    edits: [
+      {
+        file: 'lib/flush/flush-shard.ts',
+        find: 'const mismatch = existing && contentMismatch(existing, covered);',
+        replace: 'const mismatch = existing && undefined;',
+      },
+    ],
+    tests: ['test/flush/divergence.test.ts'],
+  },
+  {
+    name: 'resolve-newest-first',
+    breaks: 'append order is dedup order: the oldest pending batch goes first',
+    edits: [
+      {
+        file: 'lib/flush/resolve-pending.ts',
+        find: 'const found = await readBatches(table, { shard: record.shard, fromSeq, toSeq, maxBytes });',
+        replace:
+          'const found = (await readBatches(table, { shard: record.shard, fromSeq, toSeq, maxBytes })).reverse();',
+      },
+    ],
+    tests: ['test/flush/order.test.ts'],
+  },
+  {
+    name: 'seal-over-a-batch',
+    breaks: 'a void seal never replaces a written batch (conditional on the seq being empty)',
+    edits: [
+      {
+        file: 'lib/memtable/batches.ts',
+        find: "      Item: item,\n      ConditionExpression: 'attribute_not_exists(pk)',",
+        replace: '      Item: item,',
+      },
+    ],
+    tests: ['test/flush/gaps.test.ts'],
+  },
+  {
+    name: 'ack-before-batch',
+    breaks: 'K2/K4: the ack is recorded only after the batch landed',
+    edits: [
+      {
+        file: 'lib/put/put-rows.ts',
+        find: '  await writeOrSettle(deps, request, batch, { ...allocation, allocatedAtMs }, deadlineAtMs, owner);',
+        replace:
+          '  if (key !== undefined) await completeWithRetry(deps, key, owner, { shard: request.shard, seq, rows: batch.rowCount, durable: false });\n  await writeOrSettle(deps, request, batch, { ...allocation, allocatedAtMs }, deadlineAtMs, owner);',
+      },
+    ],
+    tests: ['test/put/deadline.test.ts'],
+  },
+  {
+    name: 'weak-pending-clear',
+    breaks: 'step 7: the pending marker is cleared only if no put arrived since',
+    edits: [
+      {
+        file: 'lib/memtable/pending-index.ts',
+        find: "      condition: 'nextSeq = :next AND durableSeq = :durable',",
+        replace: "      condition: 'durableSeq = :durable',",
+      },
+    ],
+    tests: ['test/put/allocate.test.ts'],
+  },
+  {
+    name: 'oversize-chunks',
+    breaks: 'a batch is split under the 400 KB item limit',
+    edits: [
+      {
+        file: 'lib/memtable/batch-codec.ts',
+        find: 'export const MAX_CHUNK_BYTES = 350_000;',
+        replace: 'export const MAX_CHUNK_BYTES = 500_000;',
+      },
+    ],
+    tests: ['test/put/multi-chunk.test.ts'],
+  },
+  {
+    name: 'drop-continuation-chunks',
+    breaks: 'every chunk of a batch is written before its head',
+    edits: [
+      {
+        file: 'lib/memtable/batches.ts',
+        find: '  for (let part = 1; part < chunks.length; part++) {',
+        replace: '  for (let part = 1; part < Math.min(chunks.length, 1); part++) {',
+      },
+    ],
+    tests: ['test/put/multi-chunk.test.ts'],
+  },
+  {
+    name: 'retire-at-watermark',
+    breaks: 'T2: WAL objects the second newest export needs for a fallback are kept',
+    edits: [
+      {
+        file: 'lib/export/retention.ts',
+        find: '  const fallbackFloor = remaining.length >= 2 ? remaining.at(-2)!.ref.coveredPosition : 0;',
+        replace:
+          '  const fallbackFloor = remaining.length >= 1 ? remaining.at(-1)!.ref.coveredPosition : 0;',
+      },
+    ],
+    tests: ['test/export/retention.test.ts'],
+  },
+  {
+    name: 'retire-all-but-newest',
+    breaks: 'T1: the newest two valid exports always stay, with what they list',
+    edits: [
+      {
+        file: 'lib/export/retention.ts',
+        find: '  const newestTwo = new Set(atOrBelow.slice(-2));',
+        replace: '  const newestTwo = new Set(atOrBelow.slice(-1));',
+      },
+    ],
+    tests: ['test/export/retention.test.ts'],
+  },
+  {
+    name: 'manifest-forgets-older-segments',
+    breaks: "an export lists the base manifest's segments again (keyless history is never lost)",
+    edits: [
+      {
+        file: 'lib/export/fold-export.ts',
+        find: '    segments = [...segments, ...archive.refs];',
+        replace: '    segments = [...archive.refs];',
+      },
+    ],
+    tests: ['test/export/export-shard.test.ts'],
+  },
+  {
+    name: 'delta-drops-deletes',
+    breaks: 'a delete in the WAL tail removes its key from the snapshot',
+    edits: [
+      {
+        file: 'lib/export/keyed-delta.ts',
+        find: '      this.#map.set(key, { seq: row.seq, offset: row.offset, delete: true });',
+        replace: '',
+      },
+    ],
+    tests: ['test/export/export-shard.test.ts', 'test/recovery/equivalence.test.ts'],
+  },
+  {
+    name: 'merge-keeps-oldest-part',
+    breaks: "snapshot parts apply in order: a later part's row for a key wins",
+    edits: [
+      {
+        file: 'lib/snapshot/reader.ts',
+        find: '          winner = cursor.head;',
+        replace: '          winner ??= cursor.head;',
+      },
+    ],
+    tests: ['test/export/export-shard.test.ts', 'test/snapshot/snapshot.test.ts'],
+  },
+  {
+    name: 'history-floor-not-raised',
+    breaks:
+      "segments dropped by history retention raise the manifest's floor (a documented floor, not a gap)",
+    edits: [
+      {
+        file: 'lib/export/fold-export.ts',
+        find: '        historyFloor = Math.max(historyFloor, segments[dropped]!.end);',
+        replace: '',
+      },
+    ],
+    tests: ['test/export/retention.test.ts'],
+  },
+  {
+    name: 'rebuild-fence-unregistered',
+    breaks: 'G1: a shard record a rebuild creates (after a table loss) is in the registry',
+    edits: [
+      {
+        file: 'lib/memtable/reset-cursors.ts',
+        find: ', poisonedAtMs = :now, registryPk = :registryPk, registryShard = :registryShard',
+        replace: ', poisonedAtMs = :now',
+      },
+      {
+        file: 'lib/memtable/reset-cursors.ts',
+        find: '        ...registryEntry(shard).values,\n',
+        replace: '',
+      },
+    ],
+    tests: ['test/export/registry.test.ts'],
+  },
+  {
+    name: 'durable-off-by-one',
+    breaks: 'durable:true only once the covering append is committed',
+    edits: [
+      {
+        file: 'lib/put/durable-wait.ts',
+        find: 'record.durableSeq >= input.seq;',
+        replace: 'record.durableSeq >= input.seq - 1;',
+      },
+    ],
+    tests: ['test/put/durability.test.ts'],
+  },
+  {
+    name: 'rebuild-deletes-voids',
+    breaks: 'L4: a void stays a tombstone for its lifetime, rebuild included',
+    edits: [
+      {
+        file: 'lib/recovery/reconcile-batches.ts',
+        find: "    if (head.kind === 'void') continue;",
+        replace:
+          "    if (head.kind === 'void') {\n      await (await import('../memtable/batches.js')).deleteBatches(deps.table, shard, head.itemKeys);\n      continue;\n    }",
+      },
+    ],
+    tests: ['test/recovery/void-tombstone.test.ts'],
+  },
+  {
+    name: 'release-key-on-any-error',
+    breaks: 'K4: a key is released only when its batch provably did not land',
+    edits: [
+      {
+        file: 'lib/put/put-rows.ts',
+        find: '    const provablyNotLanded = error instanceof GapSealedError || error instanceof SeqTakenError;',
+        replace: '    const provablyNotLanded = true;',
+      },
+    ],
+    tests: ['test/put/idempotency.test.ts'],
+  },
+  {
+    name: 'ack-without-owner',
+    breaks: 'K2: only the owner completes its reservation',
+    edits: [
+      {
+        file: 'lib/memtable/idempotency.ts',
+        find: "  let condition = '#state = :pendingState AND #owner = :owner';",
+        replace: "  let condition = '#owner = :owner OR #owner <> :owner';",
+      },
+    ],
+    tests: ['test/put/idempotency.test.ts'],
+  },
+  {
+    name: 'allocate-without-token',
+    breaks: 'A1: a re-sent allocation takes no second seq',
+    edits: [
+      {
+        file: 'lib/memtable/allocate.ts',
+        find: ' AND (attribute_not_exists(lastAllocToken) OR lastAllocToken <> :token)',
+        replace: '',
+      },
+    ],
+    tests: ['test/put/allocate.test.ts'],
+  },
+  {
+    name: 'flush-deletes-void-heads',
+    breaks: 'I5 / L4: a void outlives the commit that covers it',
+    edits: [
+      {
+        file: 'lib/flush/flush-shard.ts',
+        find: '  // 7. The pending marker (covered batch items expire by themselves, I5).\n',
+        replace:
+          "  // 7. The pending marker (covered batch items expire by themselves, I5).\n  await (await import('../memtable/batches.js')).deleteBatches(table, shard, covered.filter((b) => b.kind === 'void').map((b) => 'batch#' + String(b.seq).padStart(20, '0')));\n",
+      },
+    ],
+    tests: ['test/flush/gaps.test.ts', 'test/recovery/void-tombstone.test.ts'],
+  },
+  {
+    name: 'write-takes-any-batch-as-its-own',
+    breaks: 'a put acks only its own batch: a seq a rolled-back record handed out again is refused',
+    edits: [
+      {
+        file: 'lib/memtable/batches.ts',
+        find: "    if (found?.kind === 'rows' && found.putId === putId) return;",
+        replace: "    if (found?.kind === 'rows') return;",
+      },
+    ],
+    tests: ['test/flush/divergence.test.ts', 'test/put/write-outcome.test.ts'],
+  },
+  {
+    name: 'takeover-without-settling',
+    breaks: 'K3: a takeover settles the recorded seq before buffering again',
+    edits: [
+      {
+        file: 'lib/put/claim-key.ts',
+        find: '    const outcome = await settleRecordedSeq(\n      table,\n      input.shard,\n      record.seq,\n      { owner: record.owner, key: input.key },\n      nowMs,\n    );',
+        replace: '    const outcome = { landed: false as const, rows: undefined };',
+      },
+    ],
+    tests: ['test/put/idempotency.test.ts'],
+  },
+  {
+    name: 'takeover-misreads-flushed-seq',
+    breaks: 'K3 with L4: an emptied seq at or below durableSeq held the batch',
+    edits: [
+      {
+        file: 'lib/put/settle-seq.ts',
+        find: '  if (durable) return { landed: true, rows: undefined };',
+        replace: '',
+      },
+    ],
+    tests: ['test/put/idempotency.test.ts'],
+  },
+  {
+    name: 'release-bytes-of-rows-only',
+    breaks: 'A2: a commit releases every charge through its last batch',
+    edits: [
+      {
+        file: 'lib/flush/flush-shard.ts',
+        find: '  for (const batch of covered) if (batch.chargeEnd !== undefined) through = batch.chargeEnd;',
+        replace:
+          "  for (const batch of covered) if (batch.kind === 'rows' && batch.chargeEnd !== undefined) through = batch.chargeEnd - 1;",
+      },
+    ],
+    tests: ['test/put/allocate.test.ts'],
+  },
+  {
+    name: 'settle-without-seal',
+    breaks: 'a put that gives up makes its seq void before saying nothing was stored',
+    edits: [
+      {
+        file: 'lib/put/settle-seq.ts',
+        find: "  if ((await sealVoid(table, shard, seq, nowMs, { chargeEnd: own.chargeEnd })) === 'sealed') {\n    return { landed: false };\n  }",
+        replace: '  if (shard !== "") return { landed: false };',
+      },
+    ],
+    tests: ['test/put/deadline.test.ts'],
+  },
+  {
+    name: 'no-stall-refusal',
+    breaks: 'L5 / A3: a shard whose pending data waits too long takes no new put',
+    edits: [
+      {
+        file: 'lib/memtable/allocate.ts',
+        find: ' AND (attribute_not_exists(pendingSinceMs) OR pendingSinceMs > :stalledBefore)',
+        replace: '',
+      },
+    ],
+    tests: ['test/put/stall.test.ts'],
+  },
+  {
+    name: 'no-expiry-extension',
+    breaks: 'L5: pending items near their expiry get a new one, poisoned shards included',
+    edits: [
+      {
+        file: 'lib/recovery/verify-heal.ts',
+        find: '  const extended = await extendPendingExpiry(deps.table, record, nowMs);',
+        replace: '  const extended = 0;',
+      },
+    ],
+    tests: ['test/recovery/verify.test.ts'],
+  },
+  {
+    name: 'void-lives-a-tenth',
+    breaks: 'L4: a void lives longer than any put or reservation that could ask about it',
+    edits: [
+      {
+        file: 'lib/memtable/batches.ts',
+        find: '    expiresAt: expiresAt(nowMs, lifetimesOf(table).voidMs),',
+        replace: '    expiresAt: expiresAt(nowMs, lifetimesOf(table).voidMs / 10),',
+      },
+    ],
+    tests: ['test/recovery/void-tombstone.test.ts'],
+  },
+  {
+    name: 'takeover-reads-head-before-record',
+    breaks: 'K3: an empty seq reads as landed only if it was durable before the head was read',
+    edits: [
+      {
+        file: 'lib/put/settle-seq.ts',
+        find: '  const record = await readShardRecord(table, shard);\n  const durable = record !== undefined && seq <= record.durableSeq;\n  const head = await readBatchHead(table, shard, seq);',
+        replace:
+          '  const head = await readBatchHead(table, shard, seq);\n  const record = await readShardRecord(table, shard);\n  const durable = record !== undefined && seq <= record.durableSeq;',
+      },
+    ],
+    tests: ['test/put/takeover-race.test.ts'],
+  },
+  {
+    name: 'spill-unchecked',
+    breaks: 'S2: a spilled payload is checked against its batch item before it is decoded',
+    edits: [
+      {
+        file: 'lib/memtable/spill.ts',
+        find: '  if (payload.length !== ref.bytes || sha256Hex(payload) !== ref.sha256) {',
+        replace: '  if (payload.length !== ref.bytes) {',
+      },
+    ],
+    tests: ['test/put/spill.test.ts'],
+  },
+  {
+    name: 'spill-failure-ignored',
+    breaks: 'S1: the batch head, its commit point, is written only after its payload object',
+    edits: [
+      {
+        file: 'lib/memtable/batches.ts',
+        find: '    spilled = await writeSpill(spill.store(), shard, seq, putId, input.batch.compressed);',
+        replace:
+          '    spilled = await writeSpill(spill.store(), shard, seq, putId, input.batch.compressed).catch(() => ({ key: spillKey(shard, seq, putId), bytes: input.batch.compressed.length, sha256: "" }));',
+      },
+      {
+        file: 'lib/memtable/batches.ts',
+        find: "import { num, str } from './shard-record.js';",
+        replace:
+          "import { spillKey } from '../paths.js';\nimport { num, str } from './shard-record.js';",
+      },
+    ],
+    tests: ['test/put/spill.test.ts'],
+  },
+  {
+    name: 'quarantine-keeps-spill-pointer',
+    breaks: 'S4: a quarantined copy carries its payload, not a pointer the lifecycle will break',
+    edits: [
+      {
+        file: 'lib/memtable/quarantine.ts',
+        find: '  if (!head || spillRefOf(head) === undefined) return items;',
+        replace: '  if (head || spillRefOf(head!) === undefined) return items;',
+      },
+    ],
+    tests: ['test/put/spill.test.ts'],
+  },
+  {
+    name: 'no-respill',
+    breaks: "S3: a stalled shard's pending payload is copied before the lifecycle rule removes it",
+    edits: [
+      {
+        file: 'lib/recovery/verify-heal.ts',
+        find: '  const copied = await respillAged(deps.table, record, nowMs);',
+        replace: '  const copied = 0 as number;',
+      },
+    ],
+    tests: ['test/recovery/verify.test.ts'],
+  },
+];

@@ -1,0 +1,486 @@
+/**
+ * Runs one simulated schedule end to end: the real put path (HTTP and SQS
+ * handlers), the real ticker tick over the pending index, flushers started by
+ * size triggers, exports with retention, verifies with heals and rebuilds,
+ * all on the world's scheduler with faults at the DynamoDB layer (throttles,
+ * 500s, lost responses, with the SDK's retries), at the object store (failures,
+ * lost acks) and in the actors (kills at any request, stalls that make
+ * zombies, clock skew). Then faults stop, producers finish their retries,
+ * ticks drain the shards, and the checker judges the history.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { APIGatewayProxyEventV2, SQSRecord } from 'aws-lambda';
+import { type ShardwalConfig, validateSettings } from '../../lib/config.js';
+import { ErrorKind, ShardwalError } from '../../lib/errors.js';
+import type { ExportDeps } from '../../lib/export/deps.js';
+import { exportShard } from '../../lib/export/export-shard.js';
+import type { LeaseTimers } from '../../lib/fence/lease-keeper.js';
+import { type FlushDeps, flushShard } from '../../lib/flush/flush-shard.js';
+import { handlePut } from '../../lib/http/put-route.js';
+import { voidLifetimeMs } from '../../lib/liveness.js';
+import { ensureTable } from '../../lib/memtable/create-table.js';
+import type { Table } from '../../lib/memtable/table.js';
+import { logger } from '../../lib/observability/telemetry.js';
+import { CommitDelayEstimate } from '../../lib/put/durable-wait.js';
+import type { PutDeps } from '../../lib/put/put-rows.js';
+import type { RecoveryDeps } from '../../lib/recovery/deps.js';
+import { rebuildShard } from '../../lib/recovery/rebuild.js';
+import { verifyShard } from '../../lib/recovery/verify.js';
+import { seededRandom } from '../../lib/seeded-random.js';
+import { putMessage } from '../../lib/sqs/put-messages.js';
+import { FaultyObjectStore } from '../../lib/store/faulty-store.js';
+import { MemoryObjectStore } from '../../lib/store/memory-store.js';
+import { runTick } from '../../lib/ticker/tick.js';
+import { FlushTimeEstimate } from '../../lib/ticker/tick-plan.js';
+import { FaultyDynamoClient } from '../support/sim-dynamodb/faulty-dynamo-client.js';
+import { MemoryDynamoDB } from '../support/sim-dynamodb/memory-dynamodb.js';
+import { SwitchableStore } from '../support/stepped-flusher.js';
+import { type CheckInput, checkBuffered, finalChecks, peekRecord } from './checker.js';
+import { type AttemptOutcome, History } from './history.js';
+import { CreatedObjects, RecordingStore, SimStore } from './sim-store.js';
+import { type Intent, intentsFor, type ScheduleParams } from './workload.js';
+import { type ActorKind, makeZlibSynchronous, World } from './world.js';
+
+/** The outcome of one schedule. */
+export interface ScheduleResult {
+  params: ScheduleParams;
+  violations: string[];
+  trace: string[];
+  stats: { steps: number; virtualMs: number; attempts: number; acks: number; kills: number };
+}
+
+const TABLE = 'sim';
+const INTERVAL_MS = 1_000;
+const MAX_ATTEMPTS = 8;
+const MAX_STEPS = 400_000;
+
+/** The service settings every schedule runs with: short bounds, small objects, a tight buffer. */
+export function simConfig(): ShardwalConfig {
+  return validateSettings({
+    flushIntervalMs: INTERVAL_MS,
+    putDeadlineMs: 2_000,
+    clockSkewMs: 200,
+    leaseMs: 3_000,
+    durableWaitMs: 2_500,
+    durablePollMs: 100,
+    maxWalObjectBytes: 3_000,
+    maxBufferedBytes: 600_000,
+    flushTriggerBytes: 4_000,
+    idempotencyTtlMs: 600_000,
+    walRetentionMs: 1_500,
+  });
+}
+
+/** Timers that never fire: lease renewal is liveness only, and its lapse makes more zombies. */
+const NO_TIMERS: LeaseTimers = { setTimeout: () => undefined, clearTimeout: () => undefined };
+
+const EXPECTED_KINDS = new Set<string>([
+  ErrorKind.unavailable,
+  ErrorKind.fenced,
+  ErrorKind.poisoned,
+  ErrorKind.notFound,
+  ErrorKind.backpressure,
+  ErrorKind.inProgress,
+]);
+
+/** Runs `params` and checks it. */
+export async function runSchedule(
+  params: ScheduleParams,
+  traceLimit = 3_000,
+): Promise<ScheduleResult> {
+  makeZlibSynchronous();
+  logger.setLogLevel('SILENT');
+  const world = new World(
+    params.seed,
+    {
+      maxLatencyMs: 40,
+      stallProbability: params.actorFaults ? 0.006 : 0,
+      maxStallMs: 6_000,
+      killProbability: params.actorFaults ? 0.006 : 0,
+      faultyKinds: new Set<ActorKind>(['put', 'flush', 'tick', 'export', 'verify', 'rebuild']),
+    },
+    traceLimit,
+  );
+  const random = seededRandom(params.seed ^ 0x27d4eb2f);
+  const config = simConfig();
+  const shards = Array.from({ length: params.shards }, (_, i) => `s${i}`);
+  const intents = intentsFor(params);
+  const history = new History(intents);
+
+  const db = new MemoryDynamoDB({
+    beforeApply: (_command, info) => world.park(`ddb ${info.operation}`),
+    afterApply: (command, info) => {
+      noteAllocation(history, command, info.output);
+      return world.park(`ddb ${info.operation}-done`, 0);
+    },
+    maxPageItems: 5,
+  });
+  const dynamo = new FaultyDynamoClient(db, {
+    random: seededRandom(params.seed ^ 0x165667b1),
+    faults: params.dynamoFaults
+      ? { throttle: 0.02, internalError: 0.015, lostResponse: 0.025 }
+      : {},
+    sleep: world.sleep,
+  });
+  const table: Table = { client: dynamo as unknown as DynamoDBClient, tableName: TABLE };
+  await ensureTable({ client: db as unknown as DynamoDBClient, tableName: TABLE });
+
+  const created = new CreatedObjects();
+  const memory = new MemoryObjectStore();
+  const recording = new RecordingStore(memory, created);
+  const faultyStore = new FaultyObjectStore(recording, {
+    random: seededRandom(params.seed ^ 0x3c6ef372),
+    failProbability: { putIfAbsent: 0.04, get: 0.04, getStream: 0.02, list: 0.02, delete: 0.02 },
+    lostAckProbability: 0.04,
+  });
+  const switchable = new SwitchableStore(params.storeFaults ? faultyStore : recording);
+  const store = new SimStore(world, switchable);
+  if (params.spillBytes !== undefined) {
+    table.spill = { store: () => store, thresholdBytes: params.spillBytes };
+  }
+  const check: CheckInput = { history, db, tableName: TABLE, created, store: memory, shards };
+
+  const skew = () => Math.round((random() - 0.5) * config.clockSkewMs);
+  let owners = 0;
+  let kills = 0;
+  const flushDeps = (owner: string): FlushDeps => ({
+    table,
+    store,
+    owner,
+    maxWalObjectBytes: config.maxWalObjectBytes,
+    gapSealMs: config.gapSealMs,
+    leaseMs: config.leaseMs,
+    now: world.clock,
+    timers: NO_TIMERS,
+  });
+  const background = (name: string, kind: ActorKind, work: () => Promise<unknown>) => {
+    const spawned = world.spawn(name, kind, skew(), work);
+    spawned.promise.catch((error: unknown) => {
+      if (error instanceof ShardwalError && EXPECTED_KINDS.has(error.kind)) return;
+      history.violation(
+        world.now,
+        `${name} threw ${(error as Error).name}: ${(error as Error).message}`,
+      );
+    });
+    return spawned;
+  };
+  // Fresh learned estimates per schedule: a process-wide one would carry one schedule's
+  // timing into the next, and a seed would no longer replay alone as it ran in a series.
+  const commitDelay = new CommitDelayEstimate(config.durablePollMs);
+  const flushTime = new FlushTimeEstimate();
+  const putDeps: PutDeps = {
+    table,
+    config,
+    commitDelay,
+    now: world.clock,
+    sleep: world.sleep,
+    requestFlush: async (shard) => {
+      const owner = `trigger-${++owners}`;
+      background(owner, 'flush', () => flushShard(flushDeps(owner), shard));
+    },
+  };
+  const recoveryDeps = (owner: string): RecoveryDeps => ({
+    table,
+    store,
+    now: world.clock,
+    gapSealMs: config.gapSealMs,
+    leaseMs: config.leaseMs,
+    voidLifetimeMs: voidLifetimeMs(config),
+    owner,
+  });
+  const exportDeps: ExportDeps = {
+    table,
+    store,
+    now: world.clock,
+    walRetentionMs: config.walRetentionMs,
+  };
+  const tick = () => {
+    const owner = `tick-${++owners}`;
+    background(owner, 'tick', () =>
+      runTick({ flush: flushDeps(owner), concurrency: 1, maxShardsPerTick: 1_000, flushTime }),
+    );
+  };
+
+  // The producers.
+  const clients: Array<Promise<void>> = [];
+  const client = (intent: Intent) => {
+    const spawned = world.spawn(`client-${intent.id}`, 'client', 0, async () => {
+      for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+        const startedAt = world.now;
+        const proc = world.spawn(`put-${intent.id}.${attempt}`, 'put', skew(), () =>
+          attemptPut(intent, putDeps),
+        );
+        const outcome: AttemptOutcome = await Promise.race([
+          proc.promise,
+          proc.actor.died.then((): AttemptOutcome => ({ kind: 'crashed' })),
+        ]);
+        if (outcome.kind === 'crashed') kills += 1;
+        if (
+          outcome.kind === 'error' &&
+          (outcome.status >= 500 || outcome.errorKind === 'internal')
+        ) {
+          if (
+            outcome.errorKind !== ErrorKind.unavailable &&
+            outcome.errorKind !== ErrorKind.poisoned
+          ) {
+            history.violation(
+              world.now,
+              `put ${intent.id}.${attempt}: ${outcome.status} ${outcome.errorKind}: ${outcome.message}`,
+            );
+          }
+        }
+        history.attempts.push({
+          intent: intent.id,
+          attempt,
+          startedAt,
+          endedAt: world.now,
+          outcome,
+        });
+        world.trace.add(world.now, `put ${intent.id}.${attempt} → ${describe(outcome)}`);
+        if (outcome.kind === 'ack') {
+          if (outcome.durable) await checkDurableAck(intent, outcome.seq);
+          return;
+        }
+        if (!retryable(intent, outcome)) return;
+        await world.sleep(200 + Math.floor(random() * 1_300));
+      }
+    });
+    clients.push(spawned.promise);
+  };
+  const checkDurableAck = async (intent: Intent, seq: number | undefined) => {
+    const record = await world.outside(() => peekRecord(db, TABLE, intent.shard));
+    if (seq === undefined || !record || record.durableSeq < seq) {
+      history.violation(
+        world.now,
+        `put ${intent.id}: acked durable:true at seq ${seq} while durableSeq is ${record?.durableSeq}`,
+      );
+    }
+  };
+
+  // The schedule of events: arrivals, ticks, exports, verifies, rebuilds.
+  const events: Array<{ at: number; fire: () => void }> = intents.map((intent) => ({
+    at: intent.arriveAt,
+    fire: () => client(intent),
+  }));
+  const pickShard = () => shards[Math.floor(random() * shards.length)]!;
+  const at = () => Math.floor(random() * (params.spanMs + 3_000));
+  const corrupted = new Set<string>();
+  for (let i = 0; i < params.exports; i++) {
+    const shard = pickShard();
+    const damage = params.storeFaults && random() < 0.2;
+    events.push({
+      at: at(),
+      fire: () =>
+        background(`export-${i}`, 'export', async () => {
+          const report = await exportShard(exportDeps, shard);
+          // A bad export (bit rot, an older writer's bug): readers must pass over it (T1).
+          if (damage && report.status === 'exported' && report.key && !corrupted.has(shard)) {
+            corrupted.add(shard);
+            await world.outside(() => damageObject(memory, report.key!));
+            world.trace.add(world.now, `DAMAGE ${report.key}`);
+          }
+        }),
+    });
+  }
+  for (let i = 0; i < params.verifies; i++) {
+    const shard = pickShard();
+    events.push({
+      at: at(),
+      fire: () =>
+        background(`verify-${i}`, 'verify', () => verifyShard(recoveryDeps(`verify-${i}`), shard)),
+    });
+  }
+  for (let i = 0; i < params.rebuilds; i++) {
+    const shard = pickShard();
+    events.push({
+      at: at(),
+      fire: () =>
+        background(`rebuild-${i}`, 'rebuild', () =>
+          rebuildShard(recoveryDeps(`rebuild-${i}`), shard),
+        ),
+    });
+  }
+  events.sort((a, b) => a.at - b.at);
+
+  let nextTick = INTERVAL_MS;
+  let sinceCheck = 0;
+  /** Runs the world up to virtual time `until`, ticking on the grid and firing due events. */
+  const advanceTo = async (until: number) => {
+    while (world.now < until && world.steps < MAX_STEPS) {
+      const nextEvent = Math.min(events[0]?.at ?? Number.POSITIVE_INFINITY, nextTick, until);
+      if (!(await world.step(nextEvent))) world.now = Math.max(world.now, nextEvent);
+      if (++sinceCheck >= 25) {
+        sinceCheck = 0;
+        await world.outside(() => checkBuffered(check, world.now));
+      }
+      while (events[0] && events[0].at <= world.now) events.shift()!.fire();
+      if (nextTick <= world.now) {
+        tick();
+        nextTick = (Math.floor(world.now / INTERVAL_MS) + 1) * INTERVAL_MS;
+      }
+    }
+  };
+
+  // 1. Faults on, until every producer arrived and a little after.
+  await advanceTo(params.spanMs + 3_000);
+  while (events.length > 0) events.shift()!.fire();
+  // 2. Faults off; producers finish their retries; the operator re-runs an interrupted rebuild.
+  world.faultsOn = false;
+  dynamo.faults.enabled = false;
+  switchable.target = recording;
+  let settled = false;
+  void Promise.all(clients).then(() => {
+    settled = true;
+  });
+  const drainEnd = world.now + 120_000;
+  while (!settled && world.now < drainEnd && world.steps < MAX_STEPS) {
+    await advanceTo(world.now + INTERVAL_MS);
+    await rerunInterruptedRebuilds();
+  }
+  if (!settled)
+    history.violation(world.now, 'producers did not finish within 120 s after faults stopped');
+  // 3. Liveness: every allocated seq durable within the bound.
+  const bound =
+    config.leaseMs + config.gapSealMs + config.reservationLeaseMs + 6_000 + 5 * INTERVAL_MS;
+  const livenessEnd = world.now + bound;
+  while (world.now < livenessEnd && world.steps < MAX_STEPS && !(await allDurable())) {
+    await advanceTo(world.now + INTERVAL_MS);
+    await rerunInterruptedRebuilds();
+  }
+  await advanceTo(world.now + 2 * INTERVAL_MS); // the last tick clears the pending markers
+  while (world.live().some((a) => a.kind !== 'tick') && world.steps < MAX_STEPS) {
+    await advanceTo(world.now + INTERVAL_MS);
+  }
+  if (world.steps >= MAX_STEPS) history.violation(world.now, `gave up after ${MAX_STEPS} steps`);
+  await world.outside(() => finalChecks(check, world.now));
+
+  return {
+    params,
+    violations: history.violations,
+    trace: world.trace.lines,
+    stats: {
+      steps: world.steps,
+      virtualMs: world.now,
+      attempts: history.attempts.length,
+      acks: history.attempts.filter((a) => a.outcome.kind === 'ack').length,
+      kills,
+    },
+  };
+
+  async function allDurable(): Promise<boolean> {
+    for (const shard of shards) {
+      const record = await world.outside(() => peekRecord(db, TABLE, shard));
+      if (record && (record.durableSeq !== record.nextSeq - 1 || record.poison)) return false;
+    }
+    return true;
+  }
+
+  async function rerunInterruptedRebuilds(): Promise<void> {
+    if (world.live('rebuild').length > 0) return;
+    for (const shard of shards) {
+      const record = await world.outside(() => peekRecord(db, TABLE, shard));
+      if (record?.poison?.startsWith('recovery: rebuild')) {
+        const owner = `rebuild-again-${++owners}`;
+        background(owner, 'rebuild', () => rebuildShard(recoveryDeps(owner), shard));
+      }
+    }
+  }
+}
+
+/** Flips one byte in the middle of a stored object. */
+async function damageObject(store: MemoryObjectStore, key: string): Promise<void> {
+  const bytes = await store.get(key);
+  if (!bytes) return;
+  const damaged = Uint8Array.from(bytes);
+  damaged[Math.floor(damaged.length / 2)]! ^= 0xff;
+  await store.delete(key);
+  await store.putIfAbsent(key, damaged);
+}
+
+/** One attempt of `intent` through its transport, as its producer sees the answer. */
+async function attemptPut(intent: Intent, deps: PutDeps): Promise<AttemptOutcome> {
+  const body: Record<string, unknown> = { rows: intent.rows };
+  if (intent.keyField !== undefined) body.key = intent.keyField;
+  if (intent.transport === 'sqs') {
+    const record = {
+      messageId: intent.idempotencyKey!,
+      body: JSON.stringify({ shard: intent.shard, ...body }),
+      messageAttributes: {},
+      attributes: {},
+    } as unknown as SQSRecord;
+    try {
+      await putMessage(deps, record);
+      return { kind: 'ack', seq: undefined, durable: false, repeated: false };
+    } catch (error) {
+      const kind = error instanceof ShardwalError ? error.kind : 'internal';
+      return { kind: 'error', status: 0, errorKind: kind, message: (error as Error).message };
+    }
+  }
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (intent.idempotencyKey) headers['idempotency-key'] = intent.idempotencyKey;
+  const event = {
+    version: '2.0',
+    routeKey: 'POST /v1/shards/{shard}/rows',
+    rawPath: `/v1/shards/${intent.shard}/rows`,
+    headers,
+    body: JSON.stringify(body),
+    isBase64Encoded: false,
+    pathParameters: { shard: intent.shard },
+    queryStringParameters: { durability: intent.durable ? 'durable' : 'buffered' },
+  } as unknown as APIGatewayProxyEventV2;
+  const response = await handlePut(event, deps);
+  const payload = JSON.parse(String(response.body)) as {
+    seq?: number;
+    durable?: boolean;
+    error?: { kind: string; message: string };
+  };
+  const status = response.statusCode ?? 0;
+  if (status === 200 || status === 202) {
+    return { kind: 'ack', seq: payload.seq, durable: payload.durable === true, repeated: false };
+  }
+  return {
+    kind: 'error',
+    status,
+    errorKind: payload.error?.kind ?? 'unknown',
+    message: payload.error?.message ?? '',
+  };
+}
+
+/** Whether a producer retries after `outcome`: only idempotent puts, only when it may help. */
+function retryable(intent: Intent, outcome: AttemptOutcome): boolean {
+  if (intent.idempotencyKey === undefined) return false;
+  if (outcome.kind === 'crashed') return true;
+  if (outcome.kind !== 'error') return false;
+  return [
+    ErrorKind.unavailable,
+    ErrorKind.poisoned,
+    ErrorKind.backpressure,
+    ErrorKind.inProgress,
+    ErrorKind.fenced,
+  ].includes(outcome.errorKind as never);
+}
+
+function describe(outcome: AttemptOutcome): string {
+  if (outcome.kind === 'ack') return `ack seq ${outcome.seq}${outcome.durable ? ' durable' : ''}`;
+  if (outcome.kind === 'crashed') return 'crashed';
+  return `${outcome.status} ${outcome.errorKind}: ${outcome.message.slice(0, 120)}`;
+}
+
+/** Records an allocation update that applied (its caller may never learn it). */
+function noteAllocation(history: History, command: unknown, output: unknown): void {
+  const input = (command as { input?: { UpdateExpression?: string } }).input;
+  if (!input?.UpdateExpression?.includes('nextSeq = if_not_exists')) return;
+  const attributes = (output as { Attributes?: Record<string, { N?: string; S?: string }> })
+    ?.Attributes;
+  if (!attributes) return;
+  const update = input as {
+    Key?: { pk?: { S?: string } };
+    ExpressionAttributeValues?: Record<string, { N?: string }>;
+  };
+  history.allocated({
+    shard: (update.Key?.pk?.S ?? '').replace(/^shard#/, ''),
+    seq: Number(attributes.nextSeq?.N) - 1,
+    bytes: Number(update.ExpressionAttributeValues?.[':bytes']?.N ?? 0),
+    chargeEnd: Number(attributes.chargedBytes?.N ?? 0),
+  });
+}

@@ -1,0 +1,114 @@
+/**
+ * What the simulated producers do, drawn from the schedule's seed: which puts
+ * arrive when, on which shard, keyed or not, idempotent or not, durable or
+ * not, over HTTP or SQS, and how large. Every put carries rows tagged with its
+ * intent id, so the checker can find each put's rows in the WAL.
+ */
+import { seededRandom } from '../../lib/seeded-random.js';
+import type { JsonObject } from '../../lib/wal/format.js';
+
+/** How a put reaches shardwal. */
+export type Transport = 'http' | 'sqs';
+
+/** One producer's put, retried as its transport would. */
+export interface Intent {
+  id: number;
+  shard: string;
+  arriveAt: number;
+  transport: Transport;
+  /** The Idempotency-Key (HTTP) or message id (SQS); undefined: a plain put, never retried. */
+  idempotencyKey: string | undefined;
+  durable: boolean;
+  /** Key field of keyed rows. */
+  keyField: string | undefined;
+  rows: JsonObject[];
+  /** Tag of the intent's rows (`t` member), unique per intent. */
+  tag: string;
+}
+
+/** The knobs of one schedule, all derived from its seed unless shrunk. */
+export interface ScheduleParams {
+  seed: number;
+  puts: number;
+  shards: number;
+  /** Virtual ms over which puts arrive. */
+  spanMs: number;
+  exports: number;
+  verifies: number;
+  rebuilds: number;
+  bigPuts: number;
+  /** Scheduler faults: kills and stalls of actors. */
+  actorFaults: boolean;
+  /** DynamoDB faults: throttles, 500s, lost responses (with the SDK's retries). */
+  dynamoFaults: boolean;
+  /** Object store faults: failures and lost acks. */
+  storeFaults: boolean;
+  /** Compressed batch bytes above which payloads spill to the object store; undefined: never. */
+  spillBytes: number | undefined;
+}
+
+/** Draws a schedule's parameters from its seed. */
+export function paramsFor(seed: number): ScheduleParams {
+  const random = seededRandom(seed ^ 0x9e3779b9);
+  const pick = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
+  return {
+    seed,
+    puts: pick(6, 24),
+    shards: pick(1, 3),
+    spanMs: pick(2_000, 12_000),
+    exports: pick(0, 3),
+    verifies: pick(0, 2),
+    rebuilds: random() < 0.3 ? 1 : 0,
+    bigPuts: random() < 0.15 ? 1 : 0,
+    actorFaults: random() < 0.85,
+    dynamoFaults: random() < 0.8,
+    storeFaults: random() < 0.7,
+    // Drawn last, so the fields above stay what they were for every seed.
+    spillBytes: random() < 0.5 ? undefined : random() < 0.5 ? 0 : 60,
+  };
+}
+
+const KEY_POOL = ['k1', 'k2', 'k3', 'k4'];
+
+/** The puts of a schedule, in arrival order. */
+export function intentsFor(params: ScheduleParams): Intent[] {
+  const random = seededRandom(params.seed ^ 0x85ebca6b);
+  const intents: Intent[] = [];
+  for (let id = 1; id <= params.puts; id++) {
+    const shard = `s${Math.floor(random() ** 2 * params.shards)}`;
+    const transport: Transport = random() < 0.25 ? 'sqs' : 'http';
+    const idempotent = transport === 'sqs' || random() < 0.6;
+    const keyed = random() < 0.35;
+    const tag = `p${id}`;
+    const rows: JsonObject[] = [];
+    const count = 1 + Math.floor(random() * 3);
+    for (let i = 0; i < count; i++) {
+      const row: JsonObject = { t: tag, i, v: Math.floor(random() * 1_000) };
+      if (keyed) row.id = KEY_POOL[Math.floor(random() * KEY_POOL.length)]!;
+      rows.push(row);
+    }
+    if (keyed && random() < 0.3) {
+      rows.push({ id: KEY_POOL[Math.floor(random() * KEY_POOL.length)]!, $delete: true });
+    }
+    intents.push({
+      id,
+      shard,
+      arriveAt: Math.floor(random() * params.spanMs),
+      transport,
+      idempotencyKey: idempotent ? `${transport}-${params.seed}-${id}` : undefined,
+      durable: transport === 'http' && random() < 0.3,
+      keyField: keyed ? 'id' : undefined,
+      rows,
+      tag,
+    });
+  }
+  for (let b = 0; b < params.bigPuts && intents.length > 0; b++) {
+    // Incompressible rows over one item's 350 KB: a multi-chunk batch.
+    const intent = intents[Math.floor(random() * intents.length)]!;
+    let text = '';
+    while (text.length < 420_000) text += random().toString(36).slice(2);
+    intent.rows = [{ t: intent.tag, i: 0, big: text }];
+    intent.keyField = undefined;
+  }
+  return intents.sort((a, b) => a.arriveAt - b.arriveAt || a.id - b.id);
+}

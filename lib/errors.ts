@@ -26,6 +26,23 @@ export const ErrorKind = {
 } as const;
 export type ErrorKind = (typeof ErrorKind)[keyof typeof ErrorKind];
 
+/** HTTP status of each error kind: the one mapping the service answers with and the client reads. */
+export const STATUS_OF_KIND = {
+  [ErrorKind.invalidInput]: 400,
+  [ErrorKind.notFound]: 404,
+  [ErrorKind.tooLarge]: 413,
+  [ErrorKind.unsupportedMediaType]: 415,
+  [ErrorKind.backpressure]: 429,
+  [ErrorKind.inProgress]: 409,
+  [ErrorKind.keyReused]: 422,
+  [ErrorKind.fenced]: 409,
+  [ErrorKind.poisoned]: 503,
+  [ErrorKind.unavailable]: 503,
+  [ErrorKind.corruptData]: 500,
+  [ErrorKind.config]: 500,
+  [ErrorKind.internal]: 500,
+} as const satisfies Record<ErrorKind, number>;
+
 /** Base class: a kind, a message built from typed arguments, and the cause. */
 export class ShardwalError extends Error {
   readonly kind: ErrorKind;

@@ -13,26 +13,9 @@
  * | durable-only  | fenced: only a durable put, to learn its batch's fate  |
  * | never         | invalid_input, not_found, too_large, unsupported_media_type, key_reused, internal, config, corrupt_data |
  */
-import { ErrorKind } from '../errors.js';
+import { ErrorKind, STATUS_OF_KIND } from '../errors.js';
 
-export { ErrorKind } from '../errors.js';
-
-/** HTTP status of each error kind, as the service answers it. */
-export const STATUS_OF_KIND = {
-  [ErrorKind.invalidInput]: 400,
-  [ErrorKind.notFound]: 404,
-  [ErrorKind.tooLarge]: 413,
-  [ErrorKind.unsupportedMediaType]: 415,
-  [ErrorKind.backpressure]: 429,
-  [ErrorKind.inProgress]: 409,
-  [ErrorKind.keyReused]: 422,
-  [ErrorKind.fenced]: 409,
-  [ErrorKind.poisoned]: 503,
-  [ErrorKind.unavailable]: 503,
-  [ErrorKind.corruptData]: 500,
-  [ErrorKind.config]: 500,
-  [ErrorKind.internal]: 500,
-} as const satisfies Record<ErrorKind, number>;
+export { ErrorKind, STATUS_OF_KIND } from '../errors.js';
 
 /** What a producer does with an error of a kind; see the module comment. */
 export const RetryRule = {

@@ -4,26 +4,16 @@
  * a bug: it is logged with its stack and answered 500 without internals.
  */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { BackpressureError, ErrorKind, InProgressError, ShardwalError } from '../errors.js';
+import {
+  BackpressureError,
+  ErrorKind,
+  InProgressError,
+  ShardwalError,
+  STATUS_OF_KIND,
+} from '../errors.js';
+
 import { logger } from '../observability/telemetry.js';
 import { json } from './responses.js';
-
-/** HTTP status of each error kind. */
-export const STATUS_OF_KIND: Record<ErrorKind, number> = {
-  [ErrorKind.invalidInput]: 400,
-  [ErrorKind.notFound]: 404,
-  [ErrorKind.tooLarge]: 413,
-  [ErrorKind.unsupportedMediaType]: 415,
-  [ErrorKind.backpressure]: 429,
-  [ErrorKind.inProgress]: 409,
-  [ErrorKind.keyReused]: 422,
-  [ErrorKind.fenced]: 409,
-  [ErrorKind.poisoned]: 503,
-  [ErrorKind.unavailable]: 503,
-  [ErrorKind.corruptData]: 500,
-  [ErrorKind.config]: 500,
-  [ErrorKind.internal]: 500,
-};
 
 /** Renders `error` as an HTTP response. */
 export function errorResponse(error: unknown): APIGatewayProxyStructuredResultV2 {

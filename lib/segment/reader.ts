@@ -8,7 +8,7 @@
  * the final check: they are provisional until the read resolves.
  */
 import { CorruptDataError, UnknownFormatVersionError } from '../errors.js';
-import { readGzipLines, statsMismatch } from '../store/gzip-lines.js';
+import { readListedLines, statsMismatch } from '../store/gzip-lines.js';
 import type { ObjectStore } from '../store/object-store.js';
 import {
   SEGMENT_READABLE_VERSIONS,
@@ -21,8 +21,6 @@ import { parseSegmentLine } from './lines.js';
 /** Where a read segment's rows go; the line's bytes are valid only during the call. */
 export type SegmentRowHandler = (row: SegmentRow, line: Buffer) => Promise<void> | undefined | void;
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
 /** Reads `ref` of `shard`, verifying it; resolves once the whole segment checked out. */
 export async function readSegment(
   store: ObjectStore,
@@ -34,42 +32,27 @@ export async function readSegment(
   if (!(SEGMENT_READABLE_VERSIONS as readonly number[]).includes(ref.v)) {
     throw new UnknownFormatVersionError(key, 'segment', ref.v, SEGMENT_READABLE_VERSIONS);
   }
-  const stream = await store.getStream(key);
-  if (!stream) throw new CorruptDataError(key, 'missing: the manifest lists it');
   let lastOffset = -1;
   let lastSeq = 0;
-  try {
-    const stats = await readGzipLines(key, stream, (bytes, index) => {
-      const fail = (problem: string): never => {
-        throw new CorruptDataError(key, `line ${index + 1}: ${problem}`);
-      };
-      let text: string;
-      try {
-        text = utf8.decode(bytes);
-      } catch {
-        return fail('not valid UTF-8');
-      }
-      const row = parseSegmentLine(text, fail);
-      const expected = index === 0 ? ref.firstOffset : lastOffset + 1;
-      if (index === 0 ? row.offset !== expected : row.offset < expected) {
-        fail(`offset ${row.offset}, expected ${index === 0 ? '' : 'at least '}${expected}`);
-      }
-      if (row.offset > ref.lastOffset)
-        fail(`offset ${row.offset} is past lastOffset ${ref.lastOffset}`);
-      if (row.seq < lastSeq) fail(`seq ${row.seq} after seq ${lastSeq}; seqs never decrease`);
-      lastOffset = row.offset;
-      lastSeq = row.seq;
-      return onRow(row, bytes);
-    });
-    const mismatch = statsMismatch(ref, stats);
-    if (mismatch) throw new CorruptDataError(key, mismatch);
-    if (lastOffset !== ref.lastOffset) {
-      throw new CorruptDataError(
-        key,
-        `ends at offset ${lastOffset}, the manifest says ${ref.lastOffset}`,
-      );
+  const stats = await readListedLines(store, key, (text, bytes, index, fail) => {
+    const row = parseSegmentLine(text, fail);
+    const expected = index === 0 ? ref.firstOffset : lastOffset + 1;
+    if (index === 0 ? row.offset !== expected : row.offset < expected) {
+      fail(`offset ${row.offset}, expected ${index === 0 ? '' : 'at least '}${expected}`);
     }
-  } finally {
-    stream.destroy();
+    if (row.offset > ref.lastOffset)
+      fail(`offset ${row.offset} is past lastOffset ${ref.lastOffset}`);
+    if (row.seq < lastSeq) fail(`seq ${row.seq} after seq ${lastSeq}; seqs never decrease`);
+    lastOffset = row.offset;
+    lastSeq = row.seq;
+    return onRow(row, bytes);
+  });
+  const mismatch = statsMismatch(ref, stats);
+  if (mismatch) throw new CorruptDataError(key, mismatch);
+  if (lastOffset !== ref.lastOffset) {
+    throw new CorruptDataError(
+      key,
+      `ends at offset ${lastOffset}, the manifest says ${ref.lastOffset}`,
+    );
   }
 }

@@ -16,7 +16,7 @@ import { compareKeyIds } from '../rows/key-id.js';
 import {
   type Compared,
   type LineStats,
-  readGzipLines,
+  readListedLines,
   statsMismatch,
 } from '../store/gzip-lines.js';
 import type { ObjectStore } from '../store/object-store.js';
@@ -27,8 +27,6 @@ import {
   snapshotPartKey,
 } from './format.js';
 import { parseSnapshotLine } from './lines.js';
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Where a read part's entries go; the line's bytes are valid only during the call. */
 export type EntryHandler = (entry: SnapshotEntry, line: Buffer) => Promise<void> | undefined | void;
@@ -45,42 +43,27 @@ export async function readPart(
   if (!(SNAPSHOT_READABLE_VERSIONS as readonly number[]).includes(ref.v)) {
     throw new UnknownFormatVersionError(key, 'snapshot', ref.v, SNAPSHOT_READABLE_VERSIONS);
   }
-  const stream = await store.getStream(key);
-  if (!stream) throw new CorruptDataError(key, 'missing: the manifest lists it');
   let lastKey: string | undefined;
   let deletes = 0;
-  try {
-    const stats = await readGzipLines(key, stream, (bytes, index) => {
-      const fail = (problem: string): never => {
-        throw new CorruptDataError(key, `line ${index + 1}: ${problem}`);
-      };
-      let text: string;
-      try {
-        text = utf8.decode(bytes);
-      } catch {
-        return fail('not valid UTF-8');
-      }
-      const entry = parseSnapshotLine(text, fail);
-      if (lastKey !== undefined && !(compareKeyIds(entry.key, lastKey) > 0)) {
-        fail(`key ${entry.key} after ${lastKey}; keys strictly ascend`);
-      }
-      if (entry.delete) {
-        if (ref.kind === 'base') fail('a base holds no delete');
-        deletes += 1;
-      }
-      lastKey = entry.key;
-      return onEntry(entry, bytes);
-    });
-    const mismatch =
-      statsMismatch(ref, stats, compared) ??
-      (deletes !== ref.deletes
-        ? `the manifest records ${ref.deletes} deletes, the part has ${deletes}`
-        : undefined);
-    if (mismatch) throw new CorruptDataError(key, mismatch);
-    return stats;
-  } finally {
-    stream.destroy();
-  }
+  const stats = await readListedLines(store, key, (text, bytes, _index, fail) => {
+    const entry = parseSnapshotLine(text, fail);
+    if (lastKey !== undefined && !(compareKeyIds(entry.key, lastKey) > 0)) {
+      fail(`key ${entry.key} after ${lastKey}; keys strictly ascend`);
+    }
+    if (entry.delete) {
+      if (ref.kind === 'base') fail('a base holds no delete');
+      deletes += 1;
+    }
+    lastKey = entry.key;
+    return onEntry(entry, bytes);
+  });
+  const mismatch =
+    statsMismatch(ref, stats, compared) ??
+    (deletes !== ref.deletes
+      ? `the manifest records ${ref.deletes} deletes, the part has ${deletes}`
+      : undefined);
+  if (mismatch) throw new CorruptDataError(key, mismatch);
+  return stats;
 }
 
 /** One entry of a merged snapshot, with its line (a dump line, printable as is). */

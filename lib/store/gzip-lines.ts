@@ -225,6 +225,46 @@ export async function readGzipLines(
   return stats;
 }
 
+/** A line of a listed object as text; `fail` throws a `CorruptDataError` naming the object and the line. */
+export type ListedLineHandler = (
+  text: string,
+  bytes: Buffer,
+  index: number,
+  fail: (problem: string) => never,
+) => Promise<void> | undefined | void;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Reads the object at `objectKey` that a manifest lists (segment, snapshot
+ * part): missing is corrupt, each line must be valid UTF-8, and the stream is
+ * closed however the read ends. Resolves to the figures `readGzipLines` saw.
+ */
+export async function readListedLines(
+  store: ObjectStore,
+  objectKey: string,
+  onLine: ListedLineHandler,
+): Promise<LineStats> {
+  const stream = await store.getStream(objectKey);
+  if (!stream) throw new CorruptDataError(objectKey, 'missing: the manifest lists it');
+  try {
+    return await readGzipLines(objectKey, stream, (bytes, index) => {
+      const fail = (problem: string): never => {
+        throw new CorruptDataError(objectKey, `line ${index + 1}: ${problem}`);
+      };
+      let text: string;
+      try {
+        text = utf8.decode(bytes);
+      } catch {
+        return fail('not valid UTF-8');
+      }
+      return onLine(text, bytes, index, fail);
+    });
+  } finally {
+    stream.destroy();
+  }
+}
+
 /** What a comparison looks at: every figure, or the lines only (another gzip level may store them smaller). */
 export type Compared = 'all' | 'lines';
 

@@ -6,8 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../../infra/constructs/api.js';
-import { ErrorKind } from '../../lib/errors.js';
-import { STATUS_OF_KIND } from '../../lib/http/error-response.js';
+import { ErrorKind, STATUS_OF_KIND } from '../../lib/errors.js';
 import { ROUTES as LOCAL_ROUTES } from '../../lib/local/http-routes.js';
 import { SHARD_NAME_PATTERN } from '../../lib/paths.js';
 import { Durability } from '../../lib/put/put-rows.js';

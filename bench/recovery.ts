@@ -10,7 +10,8 @@
  * B. History: one shard with a fixed set of live keys, exported again after
  *    every step while its keyless history grows 10x. Each export's time,
  *    bytes written and peak memory must stay flat (the last within 1.5x the
- *    first): an export costs O(new data), not O(history).
+ *    first): an export costs O(new data), not O(history). BENCH_RUNS
+ *    histories, medians printed.
  * C. Memory: an export and a rebuild of a shard whose raw WAL is several
  *    times the child process's V8 heap cap.
  *
@@ -258,7 +259,54 @@ async function peakMemory<T>(fn: () => Promise<T>): Promise<{ value: T; peakByte
   }
 }
 
-/** B: one shard with fixed live keys whose keyless history grows 10x, exported after every step. */
+/** One export of the history shard: its time, bytes written and peak memory. */
+interface HistoryStep {
+  ms: number;
+  bytes: number;
+  peak: number;
+  rows: number;
+  segments: number;
+  parts: number;
+  compacted: boolean;
+}
+
+/** B, one run: a shard with fixed live keys whose keyless history grows 10x, exported after every step. */
+async function historyRun(
+  table: Table,
+  store: FsObjectStore,
+  random: () => number,
+  exportDeps: Parameters<typeof exportShard>[0],
+  shard: string,
+): Promise<HistoryStep[]> {
+  let layout: ShardLayout | undefined;
+  const steps: HistoryStep[] = [];
+  for (let step = 1; step <= STEPS; step++) {
+    const watermark = layout?.objects ?? 0;
+    layout = await writeWal(store, shard, STEP_ROWS, random, layout);
+    await setRecord(table, shard, layout, watermark);
+    global.gc?.();
+    const started = performance.now();
+    const { value: report, peakBytes } = await peakMemory(() => exportShard(exportDeps, shard));
+    const ms = performance.now() - started;
+    if (report.status !== 'exported') throw new Error(`export ${report.status}: ${report.reason}`);
+    steps.push({
+      ms,
+      bytes: report.bytes,
+      peak: peakBytes,
+      rows: layout.rows,
+      segments: report.segments,
+      parts: report.parts,
+      compacted: report.writes?.compacted === true,
+    });
+  }
+  return steps;
+}
+
+/**
+ * B: `RUNS` histories on fresh shards; each step's figures are the median over
+ * the runs, and so is each last/first ratio (one export's time moves by
+ * tenths of a second on a noisy machine).
+ */
 async function history(
   table: Table,
   store: FsObjectStore,
@@ -266,29 +314,25 @@ async function history(
   exportDeps: Parameters<typeof exportShard>[0],
 ): Promise<void> {
   console.log(
-    `\nhistory shard: ${fmt(LIVE_KEYS)} live keys, ${fmt(STEP_ROWS)} rows per step, ${STEPS} steps (the keyless history grows ${STEPS}x); an export after each`,
+    `\nhistory shard: ${fmt(LIVE_KEYS)} live keys, ${fmt(STEP_ROWS)} rows per step, ${STEPS} steps (the keyless history grows ${STEPS}x); an export after each; median of ${RUNS} runs`,
   );
+  const runs: HistoryStep[][] = [];
+  for (let run = 1; run <= RUNS; run++) {
+    runs.push(await historyRun(table, store, random, exportDeps, `bench-h${run}`));
+  }
+  const mid = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   console.log(
     `  ${'step'.padStart(4)} ${'history rows'.padStart(13)} ${'export s'.padStart(9)} ${'written'.padStart(10)} ${'peak mem'.padStart(10)} ${'segments'.padStart(9)} ${'parts'.padStart(6)} compacted`,
   );
-  let layout: ShardLayout | undefined;
-  const steps: Array<{ ms: number; bytes: number; peak: number }> = [];
-  for (let step = 1; step <= STEPS; step++) {
-    const watermark = layout?.objects ?? 0;
-    layout = await writeWal(store, 'bench-h', STEP_ROWS, random, layout);
-    await setRecord(table, 'bench-h', layout, watermark);
-    global.gc?.();
-    const started = performance.now();
-    const { value: report, peakBytes } = await peakMemory(() => exportShard(exportDeps, 'bench-h'));
-    const ms = performance.now() - started;
-    if (report.status !== 'exported') throw new Error(`export ${report.status}: ${report.reason}`);
-    steps.push({ ms, bytes: report.bytes, peak: peakBytes });
+  for (let step = 0; step < STEPS; step++) {
+    const at = runs.map((steps) => steps[step]!);
+    const first = at[0]!;
     console.log(
-      `  ${String(step).padStart(4)} ${fmt(layout.rows).padStart(13)} ${(ms / 1000).toFixed(2).padStart(9)} ${mb(report.bytes).padStart(10)} ${mb(peakBytes).padStart(10)} ${String(report.segments).padStart(9)} ${String(report.parts).padStart(6)} ${report.writes?.compacted ? 'yes' : 'no'}`,
+      `  ${String(step + 1).padStart(4)} ${fmt(first.rows).padStart(13)} ${(mid(at.map((x) => x.ms)) / 1000).toFixed(2).padStart(9)} ${mb(mid(at.map((x) => x.bytes))).padStart(10)} ${mb(mid(at.map((x) => x.peak))).padStart(10)} ${String(first.segments).padStart(9)} ${String(first.parts).padStart(6)} ${first.compacted ? 'yes' : 'no'}`,
     );
   }
-  const ratio = (pick: (x: { ms: number; bytes: number; peak: number }) => number) =>
-    pick(steps.at(-1)!) / pick(steps[0]!);
+  const ratio = (pick: (x: HistoryStep) => number) =>
+    mid(runs.map((steps) => pick(steps.at(-1)!) / pick(steps[0]!)));
   const flat = [
     ['time', ratio((x) => x.ms)],
     ['bytes written', ratio((x) => x.bytes)],

@@ -8,7 +8,7 @@ import { walKey } from '../lib/paths.js';
 import type { PutDeps } from '../lib/put/put-rows.js';
 import type { ObjectStore } from '../lib/store/object-store.js';
 import { encodeWal } from '../lib/wal/encode.js';
-import type { JsonObject } from '../lib/wal/format.js';
+import type { JsonObject, WalRow } from '../lib/wal/format.js';
 
 /** Allocates a seq, then writes one WAL object holding just this put. */
 export async function naivePut(
@@ -37,7 +37,7 @@ export async function naivePut(
       voidSeqs: [],
       createdAtMs: deps.now(),
     },
-    rows: rows.map((row, i) => ({ seq, offset: i, row })),
+    rows: rows.map((row, i): WalRow => ({ seq, offset: i, text: JSON.stringify(row) })),
   });
   await store.putIfAbsent(walKey(shard, seq - 1), object);
   return { seq, bytes };

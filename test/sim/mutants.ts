@@ -164,8 +164,9 @@ export const MUTANTS: Mutant[] = [
     edits: [
       {
         file: 'lib/export/keyed-delta.ts',
-        find: '      this.#map.set(key, { seq: row.seq, offset: row.offset, delete: true });',
-        replace: '',
+        find: '    const key = row.key!;\n    const text = row.delete ? undefined : row.text!;',
+        replace:
+          '    if (row.delete) return;\n    const key = row.key!;\n    const text = row.text;',
       },
     ],
     tests: ['test/export/export-shard.test.ts', 'test/recovery/equivalence.test.ts'],

@@ -228,7 +228,13 @@ export const MUTANTS: Mutant[] = [
   {
     name: 'rebuild-deletes-voids',
     breaks: 'L4: a void stays a tombstone for its lifetime, rebuild included',
+    // The first version's bug: reconcile walked every item from seq 1 and deleted the voids it met.
     edits: [
+      {
+        file: 'lib/recovery/reconcile-batches.ts',
+        find: '  let heads = await listBatchHeads(deps.table, shard, trusted + 1);',
+        replace: '  let heads = await listBatchHeads(deps.table, shard, 1);',
+      },
       {
         file: 'lib/recovery/reconcile-batches.ts',
         find: "    if (head.kind === 'void') continue;",

@@ -82,6 +82,13 @@ export class Trace {
   }
 }
 
+/**
+ * Which actor an async chain belongs to, for every world: an AsyncLocalStorage
+ * stays in Node's propagation list until disabled, so one per world made every
+ * promise of a long `npm run sim` slower than the last (quadratic in schedules).
+ */
+const ACTORS = new AsyncLocalStorage<Actor>();
+
 /** Virtual time and the scheduler. */
 export class World {
   now = 0;
@@ -90,7 +97,6 @@ export class World {
   policy: WorldPolicy;
   faultsOn = true;
   steps = 0;
-  readonly #als = new AsyncLocalStorage<Actor>();
   readonly #parked: Parked[] = [];
   readonly #actors: Actor[] = [];
   #nextSeq = 0;
@@ -103,7 +109,7 @@ export class World {
 
   /** The actor running the current code, if any. */
   current(): Actor | undefined {
-    return this.#als.getStore();
+    return ACTORS.getStore();
   }
 
   /** A clock for the current actor (its skew applied); setup code reads virtual time. */
@@ -128,7 +134,7 @@ export class World {
     };
     this.#actors.push(actor);
     this.trace.add(this.now, `spawn ${name}`);
-    const run = this.#als.run(actor, fn);
+    const run = ACTORS.run(actor, fn);
     const promise = run.finally(() => {
       actor.done = true;
     });
@@ -137,7 +143,7 @@ export class World {
 
   /** Runs `fn` outside any actor: it never parks (checks and setup). */
   outside<T>(fn: () => T): T {
-    return this.#als.exit(fn);
+    return ACTORS.exit(fn);
   }
 
   /** Parks the current actor's next request until the scheduler picks it. */

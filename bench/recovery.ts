@@ -179,6 +179,7 @@ async function setRecord(
     nextRowOffset: layout.rows,
     nextSeq: layout.lastSeq + 1,
     releasedBytes: 0,
+    generation: fenced.generation,
     aofWatermark,
     nowMs: Date.now(),
   });

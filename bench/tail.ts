@@ -105,6 +105,7 @@ async function setRecord(table: Table, shard: string, objects: number, watermark
     nextRowOffset: objects * ROWS_PER_OBJECT,
     nextSeq: lastSeq + 1,
     releasedBytes: 0,
+    generation: fenced.generation,
     aofWatermark: watermark,
     nowMs: Date.now(),
   });

@@ -11,11 +11,18 @@
  *     later fence wins, and the earlier one changes nothing.
  * R4. The reset moves every cursor in one update, bumps `generation` (durable
  *     waiters learn the cursors were reset) and clears poison and lease.
+ * R5. The reset applies once. It is also conditional on the fenced
+ *     `generation`, which it bumps: an SDK retry of a reset whose response was
+ *     lost fails its condition instead of applying again, since the first
+ *     attempt lifted the fence and a put may have allocated since (applied
+ *     twice, it would hand that seq out again and undo its charge). A failed
+ *     condition is then told apart by reading the record: our epoch with the
+ *     next generation is our own reset.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { InternalError } from '../errors.js';
 import { registryEntry } from './registry.js';
-import { type ShardRecord, updateShardRecord } from './shard-record.js';
+import { readShardRecord, type ShardRecord, updateShardRecord } from './shard-record.js';
 import { PENDING_PK, type Table } from './table.js';
 
 /** Input of `fenceForRebuild`. */
@@ -66,11 +73,13 @@ export interface CursorReset {
   nextSeq: number;
   /** Cumulative charge released through `durableSeq` (A2 in `allocate.ts`). */
   releasedBytes: number;
+  /** The fenced record's `generation`, which the reset bumps (R5). */
+  generation: number;
   aofWatermark: number;
   nowMs: number;
 }
 
-/** Resets the cursors under the fence (R3, R4); the new record, or undefined when a later fence won. */
+/** Resets the cursors under the fence (R3-R5); the new record, or undefined when a later fence won. */
 export async function resetCursors(
   table: Table,
   shard: string,
@@ -113,6 +122,7 @@ export async function resetCursors(
     ':one': { N: '1' },
     ':epoch': { N: String(reset.epoch) },
   };
+  if (reset.generation !== 0) values[':generation'] = { N: String(reset.generation) };
   if (pending) {
     values[':pending'] = { S: PENDING_PK };
     values[':shard'] = { S: shard };
@@ -122,12 +132,16 @@ export async function resetCursors(
     shard,
     {
       update: `SET ${set.join(', ')} REMOVE ${remove.join(', ')} ADD generation :one`,
-      condition: 'epoch = :epoch',
+      // A record never rebuilt has no generation attribute (it reads as 0).
+      condition: `epoch = :epoch AND ${reset.generation === 0 ? 'attribute_not_exists(generation)' : 'generation = :generation'}`,
       values: values,
     },
     'UpdateItem reset cursors',
   );
-  return out;
+  if (out) return out;
+  // R5: our own reset, re-sent after its response was lost, or a later fence.
+  const now = await readShardRecord(table, shard);
+  return now?.epoch === reset.epoch && now.generation === reset.generation + 1 ? now : undefined;
 }
 
 /**

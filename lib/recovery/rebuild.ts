@@ -113,6 +113,7 @@ export async function rebuildShard(
     nextRowOffset: proven.nextRowOffset,
     nextSeq: Math.max(fenced.nextSeq, proven.lastSeq + 1),
     releasedBytes: report.batches.releasedThrough,
+    generation: fenced.generation,
     aofWatermark: replay.export?.coveredPosition ?? 0,
     nowMs: deps.now(),
   });

@@ -458,4 +458,16 @@ export const MUTANTS: Mutant[] = [
     ],
     tests: ['test/recovery/verify.test.ts'],
   },
+  {
+    name: 'reset-applies-twice',
+    breaks: "R5: a rebuild's cursor reset re-sent after a lost response does not apply again",
+    edits: [
+      {
+        file: 'lib/memtable/reset-cursors.ts',
+        find: "? 'attribute_not_exists(generation)' : 'generation = :generation'",
+        replace: "? 'epoch = :epoch' : 'epoch = :epoch'",
+      },
+    ],
+    tests: ['test/recovery/reset-retry.test.ts'],
+  },
 ];

@@ -263,7 +263,9 @@ export const MUTANTS: Mutant[] = [
       {
         file: 'lib/memtable/idempotency.ts',
         find: "  let condition = '#state = :pendingState AND #owner = :owner';",
-        replace: "  let condition = '#owner = :owner OR #owner <> :owner';",
+        // Still names every attribute and value, so DynamoDB takes it: only the ownership check is gone.
+        replace:
+          "  let condition = 'attribute_exists(pk) OR (#state = :pendingState AND #owner = :owner)';",
       },
     ],
     tests: ['test/put/idempotency.test.ts'],
@@ -361,7 +363,9 @@ export const MUTANTS: Mutant[] = [
       {
         file: 'lib/memtable/allocate.ts',
         find: ' AND (attribute_not_exists(pendingSinceMs) OR pendingSinceMs > :stalledBefore)',
-        replace: '',
+        // Keeps :stalledBefore in use, so DynamoDB takes it: only the refusal is gone.
+        replace:
+          ' AND (attribute_not_exists(pendingSinceMs) OR pendingSinceMs > :stalledBefore OR attribute_exists(pk))',
       },
     ],
     tests: ['test/put/stall.test.ts'],

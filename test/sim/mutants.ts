@@ -268,7 +268,7 @@ export const MUTANTS: Mutant[] = [
           "  let condition = 'attribute_exists(pk) OR (#state = :pendingState AND #owner = :owner)';",
       },
     ],
-    tests: ['test/put/idempotency.test.ts'],
+    tests: ['test/put/idempotency.test.ts', 'test/memtable/idempotency.test.ts'],
   },
   {
     name: 'allocate-without-token',

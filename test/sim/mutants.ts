@@ -30,7 +30,7 @@ export const MUTANTS: Mutant[] = [
       {
         file: 'lib/fence/commit.ts',
         find: "          : 'epoch = :epoch AND walNextPos = :pos',",
-        replace: "          : 'walNextPos = :pos',",
+        replace: "          : '(epoch = :epoch OR epoch <> :epoch) AND walNextPos = :pos',",
       },
     ],
     tests: ['test/flush/zombie.test.ts'],
@@ -92,7 +92,8 @@ export const MUTANTS: Mutant[] = [
       {
         file: 'lib/memtable/pending-index.ts',
         find: "      condition: 'nextSeq = :next AND durableSeq = :durable',",
-        replace: "      condition: 'durableSeq = :durable',",
+        replace:
+          "      condition: '(nextSeq = :next OR nextSeq <> :next) AND durableSeq = :durable',",
       },
     ],
     tests: ['test/put/allocate.test.ts'],
@@ -469,7 +470,7 @@ export const MUTANTS: Mutant[] = [
       {
         file: 'lib/memtable/reset-cursors.ts',
         find: "? 'attribute_not_exists(generation)' : 'generation = :generation'",
-        replace: "? 'epoch = :epoch' : 'epoch = :epoch'",
+        replace: "? 'epoch = :epoch' : '(generation = :generation OR generation <> :generation)'",
       },
     ],
     tests: ['test/recovery/reset-retry.test.ts'],

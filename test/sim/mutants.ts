@@ -33,7 +33,7 @@ export const MUTANTS: Mutant[] = [
         replace: "          : '(epoch = :epoch OR epoch <> :epoch) AND walNextPos = :pos',",
       },
     ],
-    tests: ['test/flush/zombie.test.ts'],
+    tests: ['test/flush/zombie.test.ts', 'test/fence/commit.test.ts'],
   },
   {
     name: 'adopt-without-content-check',

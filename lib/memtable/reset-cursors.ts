@@ -18,6 +18,11 @@
  *     twice, it would hand that seq out again and undo its charge). A failed
  *     condition is then told apart by reading the record: our epoch with the
  *     next generation is our own reset.
+ * R6. A reset that leaves nothing pending leaves nothing buffered: the
+ *     shard leaves the pending index, so no commit or pending-marker clear
+ *     would ever release a charge it kept (a void sealed by a flusher records
+ *     none of its own). No put allocates under the fence (R2), so every
+ *     charge is one of the seqs the reset declares durable or void.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { InternalError } from '../errors.js';
@@ -91,8 +96,13 @@ export async function resetCursors(
     'walNextPos = :pos',
     'nextRowOffset = :row',
     'nextSeq = :next',
-    'releasedBytes = :released',
-    'bufferedBytes = if_not_exists(chargedBytes, :zeroBytes) - :released',
+    // Nothing left pending: every charge is released, a trailing void's too (R6).
+    ...(pending
+      ? [
+          'releasedBytes = :released',
+          'bufferedBytes = if_not_exists(chargedBytes, :zeroBytes) - :released',
+        ]
+      : ['releasedBytes = if_not_exists(chargedBytes, :zeroBytes)', 'bufferedBytes = :zeroBytes']),
     'aofWatermark = :watermark',
     'rebuiltAtMs = :now',
     ...(pending
@@ -115,7 +125,6 @@ export async function resetCursors(
     ':pos': { N: String(reset.walNextPos) },
     ':row': { N: String(reset.nextRowOffset) },
     ':next': { N: String(reset.nextSeq) },
-    ':released': { N: String(reset.releasedBytes) },
     ':zeroBytes': { N: '0' },
     ':watermark': { N: String(reset.aofWatermark) },
     ':now': { N: String(reset.nowMs) },
@@ -124,6 +133,7 @@ export async function resetCursors(
   };
   if (reset.generation !== 0) values[':generation'] = { N: String(reset.generation) };
   if (pending) {
+    values[':released'] = { N: String(reset.releasedBytes) };
     values[':pending'] = { S: PENDING_PK };
     values[':shard'] = { S: shard };
   }

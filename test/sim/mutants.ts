@@ -475,4 +475,17 @@ export const MUTANTS: Mutant[] = [
     ],
     tests: ['test/recovery/reset-retry.test.ts'],
   },
+  {
+    name: 'reset-keeps-void-charges',
+    breaks: 'R6: a rebuild that leaves nothing pending leaves nothing buffered',
+    edits: [
+      {
+        file: 'lib/memtable/reset-cursors.ts',
+        find: "      : ['releasedBytes = if_not_exists(chargedBytes, :zeroBytes)', 'bufferedBytes = :zeroBytes']),",
+        replace:
+          "      : ['releasedBytes = if_not_exists(releasedBytes, :zeroBytes)', 'bufferedBytes = if_not_exists(chargedBytes, :zeroBytes) - if_not_exists(releasedBytes, :zeroBytes)']),",
+      },
+    ],
+    tests: ['test/recovery/rebuild-charges.test.ts'],
+  },
 ];

@@ -1,0 +1,61 @@
+/**
+ * What a rebuild leaves in `bufferedBytes`: a shard the rebuild leaves with
+ * nothing pending buffers nothing. A void sealed by a flusher records no
+ * charge of its own, so its bytes stay charged until a later commit or the
+ * pending-marker clear releases them; a rebuild that drops the pending
+ * marker must release them too, or they stay buffered for good (no tick
+ * visits a shard outside the pending index).
+ */
+import { describe, expect, it } from 'vitest';
+import { FaultPoint } from '../../lib/flush/fault-points.js';
+import { flushShard } from '../../lib/flush/flush-shard.js';
+import { allocateSeq } from '../../lib/memtable/allocate.js';
+import { readShardRecord } from '../../lib/memtable/shard-record.js';
+import { rebuildShard } from '../../lib/recovery/rebuild.js';
+import { fixture, useDynalite } from '../support/harness.js';
+import { putBatch } from '../support/wal-chain.js';
+import { recoveryDepsOf } from './support.js';
+
+const dynalite = useDynalite();
+const SHARD = 'charges';
+
+describe('rebuildShard', () => {
+  describe('on a shard whose last seq is a sealed void and whose flusher died before clearing the pending marker', () => {
+    it('leaves nothing buffered and the shard out of the pending index', async () => {
+      const f = await fixture(dynalite());
+      await putBatch(f.put, SHARD, [{ n: 1 }]);
+      // A put that allocated seq 2 and died before writing it.
+      await allocateSeq(f.table, {
+        shard: SHARD,
+        bytes: 42,
+        nowMs: f.clock.now(),
+        maxBufferedBytes: f.config.maxBufferedBytes,
+        retryAfterSeconds: 1,
+      });
+      f.clock.advance(f.config.gapSealMs + 1);
+      const crash = new Error('flusher killed before clearing the pending marker');
+      await expect(
+        flushShard(
+          f.flushDeps('ticker', {
+            faults: async (point) => {
+              if (point === FaultPoint.beforeClearPending) throw crash;
+            },
+          }),
+          SHARD,
+        ),
+      ).rejects.toBe(crash);
+      expect(await readShardRecord(f.table, SHARD)).toMatchObject({
+        durableSeq: 2,
+        nextSeq: 3,
+        bufferedBytes: 42,
+        pending: true,
+      });
+
+      const report = await rebuildShard(recoveryDepsOf(f), SHARD);
+      expect(report.status).toBe('rebuilt');
+      const record = await readShardRecord(f.table, SHARD);
+      expect(record).toMatchObject({ durableSeq: 2, nextSeq: 3, bufferedBytes: 0, pending: false });
+      expect(record?.releasedBytes).toBe(record?.chargedBytes);
+    });
+  });
+});

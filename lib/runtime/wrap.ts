@@ -13,15 +13,12 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { logger, metrics } from '../observability/telemetry.js';
 
+function publishIfStored(): void {
+  if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+}
+
 /** Publishes the stored metrics, if any; runs after the handler and after its error. */
-const publishMetrics: middy.MiddlewareObj = {
-  after: () => {
-    if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
-  },
-  onError: () => {
-    if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
-  },
-};
+const publishMetrics: middy.MiddlewareObj = { after: publishIfStored, onError: publishIfStored };
 
 /** The middy-wrapped form of `handler`. */
 export function wrapHandler<E, R>(handler: (event: E, context: Context) => Promise<R>) {

@@ -8,47 +8,32 @@ import {
   CreateQueueCommand,
   GetQueueAttributesCommand,
   SendMessageCommand,
-  SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { buildApp } from 'fauxqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SqsPoller } from '../../lib/local/sqs-poller.js';
 import { SqsIngestQueues } from '../../lib/sqs/sqs-ingest-queues.js';
+import { useFauxqs } from '../support/fauxqs.js';
 
-let app: ReturnType<typeof buildApp>;
-let sqs: SQSClient;
+const emulator = useFauxqs();
 let run = 0;
-
-beforeAll(async () => {
-  app = buildApp({ logger: false, defaultRegion: 'us-east-1' });
-  const endpoint = await app.listen({ port: 0, host: '127.0.0.1' });
-  sqs = new SQSClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-});
-
-afterAll(async () => {
-  sqs?.destroy();
-  await app?.close();
-});
 
 /** A queue with `count` messages, and a handler that parks a message for 10 minutes until `accept` says yes. */
 async function setUp(count: number, accept: (attempt: number) => boolean) {
   run++;
-  const created = await sqs.send(new CreateQueueCommand({ QueueName: `poll-${run}` }));
+  const created = await emulator().send(new CreateQueueCommand({ QueueName: `poll-${run}` }));
   const queueUrl = created.QueueUrl!;
   const arn = (
-    await sqs.send(
+    await emulator().send(
       new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }),
     )
   ).Attributes!.QueueArn!;
   for (let i = 0; i < count; i++) {
-    await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: `m${i}` }));
+    await emulator().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: `m${i}` }));
   }
-  const queues = new SqsIngestQueues(sqs, [{ queueUrl, deadLetterQueueUrl: `${queueUrl}-dlq` }]);
+  const queues = new SqsIngestQueues(emulator(), [
+    { queueUrl, deadLetterQueueUrl: `${queueUrl}-dlq` },
+  ]);
   const attempts = new Map<string, number>();
   const handled: string[] = [];
   const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
@@ -66,7 +51,7 @@ async function setUp(count: number, accept: (attempt: number) => boolean) {
   };
   const errors: unknown[] = [];
   const poller = new SqsPoller({
-    sqs,
+    sqs: emulator(),
     queueUrl,
     source: { queueArn: arn, region: 'us-east-1' },
     handler,

@@ -9,11 +9,10 @@
 import { describe, expect, it } from 'vitest';
 import { FaultPoint } from '../../lib/flush/fault-points.js';
 import { flushShard } from '../../lib/flush/flush-shard.js';
-import { allocateSeq } from '../../lib/memtable/allocate.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import { rebuildShard } from '../../lib/recovery/rebuild.js';
 import { fixture, useDynalite } from '../support/harness.js';
-import { putBatch } from '../support/wal-chain.js';
+import { allocateOnly, putBatch } from '../support/wal-chain.js';
 import { recoveryDepsOf } from './support.js';
 
 const dynalite = useDynalite();
@@ -25,13 +24,7 @@ describe('rebuildShard', () => {
       const f = await fixture(dynalite());
       await putBatch(f.put, SHARD, [{ n: 1 }]);
       // A put that allocated seq 2 and died before writing it.
-      await allocateSeq(f.table, {
-        shard: SHARD,
-        bytes: 42,
-        nowMs: f.clock.now(),
-        maxBufferedBytes: f.config.maxBufferedBytes,
-        retryAfterSeconds: 1,
-      });
+      await allocateOnly(f, SHARD, 42);
       f.clock.advance(f.config.gapSealMs + 1);
       const crash = new Error('flusher killed before clearing the pending marker');
       await expect(

@@ -8,11 +8,10 @@
  */
 import { type DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { allocateSeq } from '../../lib/memtable/allocate.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import { rebuildShard } from '../../lib/recovery/rebuild.js';
 import { fixture, useDynalite } from '../support/harness.js';
-import { drain, putBatch } from '../support/wal-chain.js';
+import { allocateOnly, drain, putBatch } from '../support/wal-chain.js';
 import { recoveryDepsOf } from './support.js';
 
 const dynalite = useDynalite();
@@ -32,20 +31,14 @@ describe('rebuildShard', () => {
       await putBatch(f.put, SHARD, [{ n: 1 }]);
       await drain(f.flushDeps('ticker'), SHARD);
 
-      let between: Awaited<ReturnType<typeof allocateSeq>> | undefined;
+      let between: Awaited<ReturnType<typeof allocateOnly>> | undefined;
       const client = {
         send: async (command: unknown) => {
           // biome-ignore lint/suspicious/noExplicitAny: forwarding any command unchanged
           const forward = () => f.table.client.send(command as any);
           if (!isCursorReset(command) || between) return forward();
           await forward(); // lands; its response is lost
-          between = await allocateSeq(f.table, {
-            shard: SHARD,
-            bytes: 100,
-            nowMs: f.clock.now(),
-            maxBufferedBytes: f.config.maxBufferedBytes,
-            retryAfterSeconds: 1,
-          });
+          between = await allocateOnly(f, SHARD, 100);
           return forward(); // the SDK's retry of the same request
         },
       } as unknown as DynamoDBClient;
@@ -62,13 +55,7 @@ describe('rebuildShard', () => {
       expect(record?.bufferedBytes).toBe(
         (record?.chargedBytes ?? 0) - (record?.releasedBytes ?? 0),
       );
-      const next = await allocateSeq(f.table, {
-        shard: SHARD,
-        bytes: 10,
-        nowMs: f.clock.now(),
-        maxBufferedBytes: f.config.maxBufferedBytes,
-        retryAfterSeconds: 1,
-      });
+      const next = await allocateOnly(f, SHARD, 10);
       expect(next.seq).toBe(3);
     });
   });

@@ -7,7 +7,6 @@
 import { describe, expect, it } from 'vitest';
 import { GapSealedError } from '../../lib/errors.js';
 import { voidLifetimeMs } from '../../lib/liveness.js';
-import { allocateSeq } from '../../lib/memtable/allocate.js';
 import { encodeBatchRows } from '../../lib/memtable/batch-codec.js';
 import { readBatchHead, writeBatch } from '../../lib/memtable/batches.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
@@ -17,7 +16,7 @@ import { parsePutValue } from '../../lib/put/schema.js';
 import { rebuildShard } from '../../lib/recovery/rebuild.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
 import { rowOf } from '../support/rows.js';
-import { drain } from '../support/wal-chain.js';
+import { allocateOnly, drain } from '../support/wal-chain.js';
 import { recoveryDepsOf } from './support.js';
 
 const dynalite = useDynalite();
@@ -35,13 +34,7 @@ function lateWrite(f: Fixture, seq: number) {
 }
 
 async function stalledPutThenFlush(f: Fixture): Promise<number> {
-  const { seq } = await allocateSeq(f.table, {
-    shard: SHARD,
-    bytes: 20,
-    nowMs: f.clock.now(),
-    maxBufferedBytes: f.config.maxBufferedBytes,
-    retryAfterSeconds: 1,
-  });
+  const { seq } = await allocateOnly(f, SHARD, 20);
   await putRows(f.put, {
     shard: SHARD,
     body: parsePutValue({ rows: [{ n: 1 }] }, 10_000),

@@ -9,43 +9,26 @@ import {
   type MessageAttributeValue,
   ReceiveMessageCommand,
   SendMessageCommand,
-  SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
-import { buildApp } from 'fauxqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RESOURCE_ENV } from '../../lib/config.js';
 import { ConfigError, ErrorKind, InternalError } from '../../lib/errors.js';
 import { toSqsRecord } from '../../lib/local/sqs-event.js';
 import { REFUSAL_ATTRIBUTES, type RefusalDetail } from '../../lib/sqs/dead-letter-message.js';
 import { ingestRoutesFromEnv } from '../../lib/sqs/ingest-queues-from-env.js';
 import { SqsIngestQueues } from '../../lib/sqs/sqs-ingest-queues.js';
+import { useFauxqs } from '../support/fauxqs.js';
 
-let app: ReturnType<typeof buildApp>;
-let sqs: SQSClient;
+const emulator = useFauxqs();
 let run = 0;
-
-beforeAll(async () => {
-  app = buildApp({ logger: false, defaultRegion: 'us-east-1' });
-  const endpoint = await app.listen({ port: 0, host: '127.0.0.1' });
-  sqs = new SQSClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-});
-
-afterAll(async () => {
-  sqs?.destroy();
-  await app?.close();
-});
 
 async function createQueue(name: string): Promise<{ url: string; arn: string }> {
   const fifo = name.endsWith('.fifo');
-  const out = await sqs.send(
+  const out = await emulator().send(
     new CreateQueueCommand({ QueueName: name, Attributes: fifo ? { FifoQueue: 'true' } : {} }),
   );
-  const attributes = await sqs.send(
+  const attributes = await emulator().send(
     new GetQueueAttributesCommand({ QueueUrl: out.QueueUrl, AttributeNames: ['QueueArn'] }),
   );
   return { url: out.QueueUrl!, arn: attributes.Attributes!.QueueArn! };
@@ -57,7 +40,9 @@ async function pair(fifo = false) {
   const suffix = fifo ? '.fifo' : '';
   const queue = await createQueue(`ingest-${run}${suffix}`);
   const dlq = await createQueue(`ingest-${run}-dlq${suffix}`);
-  const queues = new SqsIngestQueues(sqs, [{ queueUrl: queue.url, deadLetterQueueUrl: dlq.url }]);
+  const queues = new SqsIngestQueues(emulator(), [
+    { queueUrl: queue.url, deadLetterQueueUrl: dlq.url },
+  ]);
   return { queue, dlq, queues };
 }
 
@@ -68,7 +53,7 @@ async function delivered(
   attributes: Record<string, MessageAttributeValue> = {},
   group?: string,
 ): Promise<SQSRecord> {
-  await sqs.send(
+  await emulator().send(
     new SendMessageCommand({
       QueueUrl: queue.url,
       MessageBody: body,
@@ -76,7 +61,7 @@ async function delivered(
       ...(group ? { MessageGroupId: group, MessageDeduplicationId: `${group}-${run}` } : {}),
     }),
   );
-  const out = await sqs.send(
+  const out = await emulator().send(
     new ReceiveMessageCommand({
       QueueUrl: queue.url,
       MessageAttributeNames: ['All'],
@@ -87,7 +72,7 @@ async function delivered(
 }
 
 async function receiveAll(url: string) {
-  const out = await sqs.send(
+  const out = await emulator().send(
     new ReceiveMessageCommand({
       QueueUrl: url,
       MaxNumberOfMessages: 10,
@@ -175,7 +160,7 @@ describe('SqsIngestQueues', () => {
 
     it('throws UnavailableError, naming the message, when SQS refuses the send', async () => {
       const { queue } = await pair();
-      const broken = new SqsIngestQueues(sqs, [
+      const broken = new SqsIngestQueues(emulator(), [
         { queueUrl: queue.url, deadLetterQueueUrl: `${queue.url}-missing` },
       ]);
       const record = await delivered(queue, '{}');
@@ -201,7 +186,7 @@ describe('SqsIngestQueues', () => {
       const record = await delivered(queue, '{"held":true}');
       expect(await queues.holdBack([{ record, seconds: 600 }])).toEqual([]);
       expect(await receiveAll(queue.url)).toEqual([]);
-      const counts = await sqs.send(
+      const counts = await emulator().send(
         new GetQueueAttributesCommand({
           QueueUrl: queue.url,
           AttributeNames: ['ApproximateNumberOfMessagesNotVisible'],
@@ -224,13 +209,13 @@ describe('SqsIngestQueues', () => {
     it('refuses a FIFO queue paired with a standard dead-letter queue, and the reverse', () => {
       expect(
         () =>
-          new SqsIngestQueues(sqs, [
+          new SqsIngestQueues(emulator(), [
             { queueUrl: 'https://sqs/1/in.fifo', deadLetterQueueUrl: 'https://sqs/1/dlq' },
           ]),
       ).toThrow(ConfigError);
       expect(
         () =>
-          new SqsIngestQueues(sqs, [
+          new SqsIngestQueues(emulator(), [
             { queueUrl: 'https://sqs/1/in', deadLetterQueueUrl: 'https://sqs/1/dlq.fifo' },
           ]),
       ).toThrow(/must be non-FIFO like it/);

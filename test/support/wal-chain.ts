@@ -8,6 +8,7 @@
 import { expect } from 'vitest';
 import type { FlushDeps, FlushOutcome } from '../../lib/flush/flush-shard.js';
 import { flushShard } from '../../lib/flush/flush-shard.js';
+import { allocateSeq } from '../../lib/memtable/allocate.js';
 import type { BatchRow } from '../../lib/memtable/batch-codec.js';
 import { readShardRecord, type ShardRecord } from '../../lib/memtable/shard-record.js';
 import type { Table } from '../../lib/memtable/table.js';
@@ -17,6 +18,7 @@ import { parsePutValue } from '../../lib/put/schema.js';
 import type { ObjectStore } from '../../lib/store/object-store.js';
 import { decodeWal } from '../../lib/wal/decode.js';
 import type { JsonObject, WalObject } from '../../lib/wal/format.js';
+import type { Fixture } from './harness.js';
 
 /** A batch the test saw acked: its seq and the rows it was put with. */
 export interface AckedBatch {
@@ -168,4 +170,15 @@ export async function putBatch(
     idempotencyKey: options.idempotencyKey,
   });
   return { seq: result.ack.seq, rows: body.rows };
+}
+
+/** A put that allocated a seq of `bytes` on `shard` and wrote nothing (yet): the allocation alone. */
+export function allocateOnly(f: Fixture, shard: string, bytes: number) {
+  return allocateSeq(f.table, {
+    shard,
+    bytes,
+    nowMs: f.clock.now(),
+    maxBufferedBytes: f.config.maxBufferedBytes,
+    retryAfterSeconds: 1,
+  });
 }

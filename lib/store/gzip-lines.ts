@@ -9,16 +9,18 @@
  * - `crc32`: zlib's CRC-32 of those uncompressed bytes;
  * - `bytes`: the stored (compressed) size.
  *
- * The writer compresses on libuv's thread pool while its caller keeps
- * parsing, and hands compressed chunks to `putStreamIfAbsent` as they come:
- * memory holds one batch of lines, zlib's buffers and what the store holds of
- * one part, whatever the object's size.
+ * The writer compresses batches of lines as gzip members on libuv's thread
+ * pool, several at once, while its caller keeps parsing
+ * (`gzip-members.ts`), and hands them to `putStreamIfAbsent` in order:
+ * memory holds a few batches and what the store holds of one part,
+ * whatever the object's size.
  */
-import { once } from 'node:events';
+import { availableParallelism } from 'node:os';
 import { pipeline, Readable } from 'node:stream';
-import { crc32, createGunzip, createGzip, type Gzip, type ZlibOptions } from 'node:zlib';
+import { crc32, createGunzip } from 'node:zlib';
 import { CorruptDataError, InternalError } from '../errors.js';
 import { LineSplitter } from '../wal/frame-parser.js';
+import { GzipMembers } from './gzip-members.js';
 import type { ObjectStore, PutIfAbsentResult } from './object-store.js';
 
 /** What a writer recorded about an object, and what a reader recomputes. */
@@ -29,10 +31,10 @@ export interface LineStats {
   bytes: number;
 }
 
-/** Bytes of lines gathered before one write to zlib. */
-const BATCH_BYTES = 256 * 1024;
-/** Bytes zlib may hold unprocessed before a write waits for it. */
-const WRITE_BUFFER_BYTES = 4 * 1024 * 1024;
+/** Bytes of lines gathered into one gzip member (`gzip-members.ts`). */
+const BATCH_BYTES = 1024 * 1024;
+/** Members compressing at once: every core, and at least two so compressing overlaps the caller. */
+const MEMBERS_IN_FLIGHT = Math.max(2, availableParallelism());
 const NEWLINE = 0x0a;
 
 /** Thrown into the upload's stream when the writer is abandoned. */
@@ -44,7 +46,7 @@ class Abandoned extends Error {
 
 /** A gzip'd-lines object being written to the store create-if-absent. */
 export class GzipLineUpload {
-  readonly #gzip: Gzip;
+  readonly #members: GzipMembers;
   readonly #upload: Promise<PutIfAbsentResult>;
   #batch = Buffer.allocUnsafe(BATCH_BYTES);
   #used = 0;
@@ -57,22 +59,13 @@ export class GzipLineUpload {
     readonly key: string,
     level: number,
   ) {
-    // zlib streams pass stream options through to Transform; @types/node omits them.
-    const options: ZlibOptions & { writableHighWaterMark: number } = {
-      level,
-      chunkSize: 64 * 1024,
-      writableHighWaterMark: WRITE_BUFFER_BYTES,
-    };
-    this.#gzip = createGzip(options);
-    this.#gzip.on('error', (error) => {
-      this.#failure ??= error;
-    });
+    this.#members = new GzipMembers(level, MEMBERS_IN_FLIGHT);
     this.#upload = store.putStreamIfAbsent(key, this.#compressed());
     // A store that gives up early (a refused request) must stop the writer, not strand it.
     this.#upload.catch((error: unknown) => {
       this.#failure ??= error;
-      // With an error, so a write waiting for 'drain' wakes up and rejects.
-      this.#gzip.destroy(error instanceof Error ? error : new Error(String(error)));
+      // So a write waiting for room wakes up and rejects.
+      this.#members.fail(error instanceof Error ? error : new Error(String(error)));
     });
   }
 
@@ -100,7 +93,7 @@ export class GzipLineUpload {
     this.#expectOpen();
     this.#state = 'done';
     await this.#flush();
-    this.#gzip.end();
+    this.#members.end();
     try {
       return await this.#upload;
     } catch (error) {
@@ -112,14 +105,14 @@ export class GzipLineUpload {
   async abort(): Promise<void> {
     if (this.#state === 'done' && this.#failure === undefined) return;
     this.#state = 'done';
-    this.#gzip.destroy(new Abandoned(this.key));
+    this.#members.fail(new Abandoned(this.key));
     await this.#upload.catch(() => undefined);
   }
 
   async *#compressed(): AsyncGenerator<Uint8Array> {
-    for await (const chunk of this.#gzip as AsyncIterable<Buffer>) {
-      this.stats.bytes += chunk.length;
-      yield chunk;
+    for await (const member of this.#members.members()) {
+      this.stats.bytes += member.length;
+      yield member;
     }
   }
 
@@ -130,7 +123,7 @@ export class GzipLineUpload {
     this.#used += length;
   }
 
-  /** Makes room for `length` bytes in the batch; a promise when zlib must catch up first. */
+  /** Makes room for `length` bytes in the batch; a promise when the members in flight must drain first. */
   #room(length: number): Promise<void> | undefined {
     this.#expectOpen();
     if (this.#failure !== undefined) throw this.#failure;
@@ -145,18 +138,17 @@ export class GzipLineUpload {
   async #flush(): Promise<void> {
     if (this.#failure !== undefined) throw this.#failure;
     if (this.#used === 0) return;
+    try {
+      await this.#members.room();
+    } catch (error) {
+      throw this.#failure ?? error;
+    }
     const full = this.#batch.subarray(0, this.#used);
     this.stats.crc32 = crc32(full, this.stats.crc32);
-    // zlib holds the written buffer until it has compressed it: never reuse it.
+    // zlib holds the batch until it has compressed it: never reuse it.
+    this.#members.push(full);
     this.#batch = Buffer.allocUnsafe(BATCH_BYTES);
     this.#used = 0;
-    if (!this.#gzip.write(full)) {
-      try {
-        await once(this.#gzip, 'drain');
-      } catch (error) {
-        throw this.#failure ?? error;
-      }
-    }
   }
 
   #expectOpen(): void {

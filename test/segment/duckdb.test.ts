@@ -6,14 +6,19 @@
  * numbers as doubles, so a row's exact number is exact in the file (read as
  * JSON text) but not in a numeric column.
  */
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.js';
+import { segmentKey } from '../../lib/segment/format.js';
+import { SegmentWriter } from '../../lib/segment/writer.js';
+import { FsObjectStore } from '../../lib/store/fs-store.js';
 import { cli } from '../cli/cli-io.js';
 import { send } from '../local/http-client.js';
+import { memberLengths } from '../support/gzip-members.js';
 import { testStackSettings } from '../support/local-stack.js';
 
 const SHARD = 'events';
@@ -128,5 +133,27 @@ describe('segments read by DuckDB', () => {
       `SELECT "row".exact AS exact FROM read_ndjson('${glob()}') WHERE "row".n = 1`,
     );
     expect(auto!.exact).toBe(1);
+  });
+});
+
+describe('a segment of several gzip members', () => {
+  it('is read whole by DuckDB, as one gzip file', async () => {
+    const dir = path.join(root, 'members');
+    const writer = new SegmentWriter(new FsObjectStore(dir), 'big', 0, 6);
+    const rows = 12_000; // about 1.4 MB of lines: more than one member
+    for (let n = 0; n < rows; n++) {
+      await writer.row(1 + Math.floor(n / 100), n, `{"n":${n},"pad":"${'x'.repeat(90)}"}`);
+    }
+    expect((await writer.finish(1, 0)).result).toBe('created');
+    const file = path.join(dir, ...segmentKey('big', 0).split('/'));
+    expect(memberLengths(readFileSync(file)).length).toBeGreaterThan(1);
+    const [read] = await query(
+      `SELECT count(*) AS n, sum("row".n) AS total, max("offset") AS last FROM read_ndjson('${file}')`,
+    );
+    expect([Number(read!.n), Number(read!.total), Number(read!.last)]).toEqual([
+      rows,
+      (rows * (rows - 1)) / 2,
+      rows - 1,
+    ]);
   });
 });

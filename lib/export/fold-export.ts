@@ -8,7 +8,8 @@
  *   base's segments are listed again, never copied;
  * - keyed rows of the range → delta parts of the snapshot (`keyed-delta.ts`);
  *   the base's parts are listed again, and compacted into a new base only
- *   when the policy of `snapshot-plan.ts` says so;
+ *   when the policy of `snapshot-plan.ts` says so (the fold's held changes
+ *   then go straight into the new base, never stored as a delta);
  * - and it returns the manifest naming all of them, for the caller to write.
  *
  * So an export costs O(new data) plus, amortized, O(new keyed data) for
@@ -186,7 +187,12 @@ async function foldFrom(
     }
     progress(Phase.write, target, exportRows + walk.rows);
     await archive.finish();
-    await delta.finish(baseParts.length === 0);
+    // The held changes count toward the policy unwritten: a compaction merges them
+    // straight into the new base, so they are never stored as a delta only to be read back.
+    const fromScratch = baseParts.length === 0 && delta.parts.length === 0;
+    const stored = [...baseParts, ...delta.parts];
+    const compacting = !fromScratch && shouldCompact(stored, delta.heldRawBytes());
+    if (!compacting) await delta.finish(fromScratch);
     writes.segments += archive.written;
     writes.adoptedSegments += archive.adopted;
     writes.parts += delta.written;
@@ -197,9 +203,16 @@ async function foldFrom(
     let parts = [...baseParts, ...delta.parts];
     let liveKeys: number | null = null;
     let superseded: SnapshotPartRef[] = [];
-    if (shouldCompact(parts)) {
-      superseded = delta.parts;
-      const compacted = await compactSnapshot(store, shard, parts, target, gzipLevel);
+    if (compacting) {
+      superseded = delta.parts; // spilled earlier in this fold
+      const compacted = await compactSnapshot(
+        store,
+        shard,
+        stored,
+        target,
+        gzipLevel,
+        delta.takeHeld(),
+      );
       parts = compacted.base ? [compacted.base] : [];
       liveKeys = compacted.liveKeys;
       writes.compacted = true;

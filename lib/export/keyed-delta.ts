@@ -23,6 +23,12 @@ export const SPILL_BYTES = 32 * 1024 * 1024;
 /** Per-entry overhead counted against `spillBytes` besides the row and key text. */
 const ENTRY_OVERHEAD_BYTES = 96;
 
+/** `{"seq":`, `,"offset":`, `,"key":`, the closing `}` and the `\n` of a part line (`snapshotLine`). */
+const LINE_FRAME_BYTES = '{"seq":,"offset":,"key":}\n'.length;
+const DELETE_MEMBER_BYTES = ',"delete":true'.length;
+const ROW_MEMBER_BYTES = ',"row":'.length;
+const digits = (count: number) => String(count).length;
+
 /** Settings of a delta. */
 export interface DeltaOptions {
   /** The fold's range [from, to). */
@@ -85,6 +91,34 @@ export class KeyedDelta {
     if (this.#map.size > 0) await this.#spill();
   }
 
+  /**
+   * Uncompressed bytes the held changes would take as a part (its `rawBytes`),
+   * for the compaction policy to count them without writing them.
+   */
+  heldRawBytes(): number {
+    let bytes = 0;
+    for (const [key, { seq, offset, text }] of this.#map) {
+      // `snapshotLine`'s members, measured instead of spelled out, and the line's `\n`.
+      bytes +=
+        LINE_FRAME_BYTES +
+        digits(seq) +
+        digits(offset) +
+        Buffer.byteLength(key) +
+        (text === undefined ? DELETE_MEMBER_BYTES : ROW_MEMBER_BYTES + Buffer.byteLength(text));
+    }
+    return bytes;
+  }
+
+  /** Hands over the held changes in key order (deletes included) and forgets them. */
+  takeHeld(): SnapshotEntry[] {
+    const entries = sortByKeyId(this.#map);
+    this.#map = new Map();
+    this.#bytes = 0;
+    return entries.map(([key, { seq, offset, text }]) =>
+      text === undefined ? { key, seq, offset, delete: true } : { key, seq, offset, text },
+    );
+  }
+
   #set(row: WalRow): void {
     const key = row.key!;
     const text = row.delete ? undefined : row.text!;
@@ -108,14 +142,10 @@ export class KeyedDelta {
   }
 
   async #write(name: PartName): Promise<void> {
-    const entries = sortByKeyId(this.#map);
-    this.#map = new Map();
-    this.#bytes = 0;
+    const entries = this.takeHeld();
     const writer = new SnapshotPartWriter(this.store, this.shard, name, this.options.gzipLevel);
     try {
-      for (const [key, { seq, offset, text }] of entries) {
-        const entry: SnapshotEntry =
-          text === undefined ? { key, seq, offset, delete: true } : { key, seq, offset, text };
+      for (const entry of entries) {
         const wait = writer.entry(entry);
         if (wait) await wait;
       }

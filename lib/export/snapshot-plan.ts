@@ -13,7 +13,7 @@
  * snapshot holds at most (1 + f)·B plus one spill. Compaction merges the
  * parts by key as they stream (`mergeSnapshot`), one line per part in memory.
  */
-import type { SnapshotPartRef } from '../snapshot/format.js';
+import type { SnapshotEntry, SnapshotPartRef } from '../snapshot/format.js';
 import { mergeSnapshot } from '../snapshot/reader.js';
 import { SnapshotPartWriter } from '../snapshot/writer.js';
 import type { ObjectStore } from '../store/object-store.js';
@@ -25,14 +25,17 @@ export const COMPACT_FRACTION = 0.5;
 /** Compact once there are more deltas than this. */
 export const MAX_DELTA_PARTS = 8;
 
-/** True when `parts` (application order) should be compacted into a new base. */
-export function shouldCompact(parts: readonly SnapshotPartRef[]): boolean {
-  if (parts.length === 0) return false;
-  const base = parts[0]!.kind === 'base' ? parts[0]! : undefined;
-  const deltas = base ? parts.slice(1) : parts;
-  if (deltas.length === 0) return false;
-  if (!base || deltas.length > MAX_DELTA_PARTS) return true;
-  const deltaBytes = deltas.reduce((sum, part) => sum + part.rawBytes, 0);
+/**
+ * True when `parts` (application order), plus a delta of `heldBytes` not yet
+ * written (a fold's held changes, 0 for none), should be compacted into a new base.
+ */
+export function shouldCompact(parts: readonly SnapshotPartRef[], heldBytes = 0): boolean {
+  const base = parts[0]?.kind === 'base' ? parts[0] : undefined;
+  const deltas = base ? parts.length - 1 : parts.length;
+  const held = heldBytes > 0 ? 1 : 0;
+  if (deltas + held === 0) return false;
+  if (!base || deltas + held > MAX_DELTA_PARTS) return true;
+  const deltaBytes = parts.slice(1).reduce((sum, part) => sum + part.rawBytes, heldBytes);
   return deltaBytes > COMPACT_FRACTION * base.rawBytes;
 }
 
@@ -43,13 +46,17 @@ export interface Compacted {
   written: boolean;
 }
 
-/** Merges `parts` into a base at `to`, streaming. */
+/**
+ * Merges `parts`, and `held` (a fold's changes in key order, applied last and
+ * never written as a delta of their own), into a base at `to`, streaming.
+ */
 export async function compactSnapshot(
   store: ObjectStore,
   shard: string,
   parts: readonly SnapshotPartRef[],
   to: number,
   gzipLevel: number,
+  held?: readonly SnapshotEntry[],
 ): Promise<Compacted> {
   const writer = new SnapshotPartWriter(
     store,
@@ -59,7 +66,7 @@ export async function compactSnapshot(
   );
   let liveKeys = 0;
   try {
-    for await (const { entry } of mergeSnapshot(store, shard, parts)) {
+    for await (const { entry } of mergeSnapshot(store, shard, parts, held)) {
       liveKeys += 1;
       const wait = writer.entry(entry);
       if (wait) await wait;

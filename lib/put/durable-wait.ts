@@ -12,6 +12,12 @@
  *     grid tick plus the commit delay. Only a flush between ticks (a size
  *     trigger, an off-grid schedule) can commit it sooner: `maxPollMs` bounds
  *     how long such a commit goes unseen.
+ * W1'. A tick resolves its batches a few requests after it fires, so a batch
+ *     written just after a grid tick, before that tick's commit moment, is
+ *     often in its flush: such an allocation is read first at that moment
+ *     (an interval sooner). A miss there only means the tick resolved before
+ *     the batch landed: it goes straight to the next commit moment, without
+ *     the re-reads of W3, and teaches the delay nothing (W4).
  * W2. A repeat (no allocation of its own) reads at once: its batch may have
  *     been durable for long.
  * W3. A miss at a commit moment (the tick ran long) is re-read after half a
@@ -101,13 +107,12 @@ export async function waitDurable(table: Table, input: WaitDurableInput): Promis
     readAt = Math.min(moment, now + maxPollMs);
   };
   const noMoment = Number.POSITIVE_INFINITY;
-  // W1: a batch written now is covered by the first tick after now.
-  if (fresh) {
-    planFrom(
-      started,
-      intervalMs === undefined ? noMoment : nextGridTick(started, intervalMs) + delayMs,
-    );
-  }
+  // W1, W1': the first commit moment after now, the running tick's when it has not committed yet.
+  const firstMoment =
+    fresh && intervalMs !== undefined ? nextCommitMoment(started, intervalMs, delayMs) : noMoment;
+  // W1': that tick fired before the batch landed; it may have resolved without it.
+  const mayBeMissed = intervalMs !== undefined && firstMoment - delayMs <= started;
+  if (fresh) planFrom(started, firstMoment);
   let reads = 0;
   // Gap of the re-reads after a missed commit moment (W3); undefined outside them.
   let streakGapMs: number | undefined;
@@ -127,8 +132,8 @@ export async function waitDurable(table: Table, input: WaitDurableInput): Promis
       );
     }
     const durable = record !== undefined && record.durableSeq >= input.seq;
-    // W4: the first read of a fresh allocation, at its commit moment, teaches the delay.
-    if (fresh && reads === 1 && readAtMoment) {
+    // W4: the first read of a fresh allocation, at its commit moment, teaches the delay (W1' aside).
+    if (fresh && reads === 1 && readAtMoment && !mayBeMissed) {
       if (durable) estimate.hit();
       else estimate.miss(boundMs);
     }
@@ -136,7 +141,7 @@ export async function waitDurable(table: Table, input: WaitDurableInput): Promis
     const now = input.now();
     if (now >= deadline) return false;
     const moment = intervalMs === undefined ? noMoment : nextCommitMoment(now, intervalMs, delayMs);
-    if (atMoment) streakGapMs = Math.max(1, Math.round(delayMs / 2));
+    if (atMoment && !(reads === 1 && mayBeMissed)) streakGapMs = Math.max(1, Math.round(delayMs / 2));
     else if (streakGapMs !== undefined) streakGapMs *= 2;
     if (streakGapMs !== undefined && now + streakGapMs < Math.min(moment, now + maxPollMs)) {
       atMoment = false;

@@ -3,7 +3,8 @@
  * (`readPart`), and a whole snapshot as the merge of its parts by key
  * (`mergeSnapshot`): the base, then each delta in order, the latest part's
  * entry winning and a delete removing the key. The merge streams every part
- * side by side, so it holds one line per part whatever the number of keys.
+ * side by side, so it holds a batch of lines per part whatever the number of
+ * keys.
  *
  * A part's version is checked before it is read (`UnknownFormatVersionError`);
  * a missing part, a broken line, keys not strictly ascending, a delete in a
@@ -26,10 +27,14 @@ import {
   type SnapshotPartRef,
   snapshotPartKey,
 } from './format.js';
-import { parseSnapshotLine } from './lines.js';
+import { parseSnapshotLine, snapshotLine } from './lines.js';
 
-/** Where a read part's entries go; the line's bytes are valid only during the call. */
-export type EntryHandler = (entry: SnapshotEntry, line: Buffer) => Promise<void> | undefined | void;
+/** Where a read part's entries go, with the line's bytes (valid only during the call) and text. */
+export type EntryHandler = (
+  entry: SnapshotEntry,
+  line: Buffer,
+  text: string,
+) => Promise<void> | undefined | void;
 
 /** Reads one part, verifying it against `ref` (`compared` figures); resolves to what it saw. */
 export async function readPart(
@@ -55,7 +60,7 @@ export async function readPart(
       deletes += 1;
     }
     lastKey = entry.key;
-    return onEntry(entry, bytes);
+    return onEntry(entry, bytes, text);
   });
   const mismatch =
     statsMismatch(ref, stats, compared) ??
@@ -74,15 +79,20 @@ export interface MergedEntry {
 
 /**
  * The live entries of the snapshot whose parts are `parts` (application
- * order), in ascending key order. Every part is verified by the time the
- * iteration ends; a failure throws from it.
+ * order), in ascending key order, with `newest` (entries in key order, not
+ * yet written: a fold's held changes) applied last. Every part is verified by
+ * the time the iteration ends; a failure throws from it.
  */
 export async function* mergeSnapshot(
   store: ObjectStore,
   shard: string,
   parts: readonly SnapshotPartRef[],
+  newest?: readonly SnapshotEntry[],
 ): AsyncGenerator<MergedEntry, void, undefined> {
-  const cursors = parts.map((ref) => new PartCursor(store, shard, ref));
+  const cursors: Array<PartCursor | HeldCursor> = parts.map(
+    (ref) => new PartCursor(store, shard, ref),
+  );
+  if (newest) cursors.push(new HeldCursor(newest));
   try {
     for (const cursor of cursors) await cursor.advance();
     for (;;) {
@@ -98,7 +108,8 @@ export async function* mergeSnapshot(
       for (const cursor of cursors) {
         if (cursor.head?.entry.key === least) {
           winner = cursor.head;
-          await cursor.advance();
+          const wait = cursor.advance();
+          if (wait) await wait;
         }
       }
       if (winner && !winner.entry.delete) yield winner;
@@ -108,15 +119,43 @@ export async function* mergeSnapshot(
   }
 }
 
+/** Entries held in memory, in key order, merged as the newest part. */
+class HeldCursor {
+  head: MergedEntry | undefined;
+  #next = 0;
+
+  constructor(private readonly entries: readonly SnapshotEntry[]) {}
+
+  advance(): undefined {
+    const entry = this.entries[this.#next++];
+    // The line only when asked for (a dump prints it; a compaction does not).
+    this.head = entry && {
+      entry,
+      get line() {
+        return snapshotLine(entry);
+      },
+    };
+    return undefined;
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** Entries a part's reader hands over at once (the merge's memory: this many lines per part). */
+const CURSOR_BATCH = 256;
+
 /**
- * One part read line by line on demand: its reader runs as a producer that
- * waits after each entry until the merge takes it, so the merge holds one
- * line per part.
+ * One part read on demand: its reader runs as a producer that hands over up
+ * to `CURSOR_BATCH` entries, then waits until the merge has taken them all,
+ * so the merge holds a batch of lines per part. Taking an entry the batch
+ * holds is synchronous: a round trip through a promise per entry cost more
+ * than parsing its line.
  */
 class PartCursor {
   head: MergedEntry | undefined;
-  /** Entries handed over and not yet taken; `null` marks the end. At most one entry. */
-  readonly #queue: Array<MergedEntry | null> = [];
+  /** Entries handed over; those from `#taken` on are not yet taken; `null` marks the end. */
+  #queue: Array<MergedEntry | null> = [];
+  #taken = 0;
   #wake: (() => void) | undefined;
   #resume: (() => void) | undefined;
   #error: unknown;
@@ -125,9 +164,10 @@ class PartCursor {
 
   constructor(store: ObjectStore, shard: string, ref: SnapshotPartRef) {
     const key = snapshotPartKey(shard, ref);
-    this.#done = readPart(store, shard, ref, (entry, bytes): Promise<void> => {
+    this.#done = readPart(store, shard, ref, (entry, _bytes, text): Promise<void> | undefined => {
       if (this.#closed) throw new CorruptDataError(key, 'read abandoned');
-      this.#queue.push({ entry, line: bytes.toString('utf8') });
+      this.#queue.push({ entry, line: text });
+      if (this.#queue.length - this.#taken < CURSOR_BATCH) return undefined;
       this.#wakeConsumer();
       return new Promise<void>((resolve) => {
         this.#resume = resolve;
@@ -141,22 +181,37 @@ class PartCursor {
     );
   }
 
-  /** Moves to the next entry (`head` undefined at the end); throws what the part's reader threw. */
-  async advance(): Promise<void> {
+  /**
+   * Moves to the next entry (`head` undefined at the end); throws what the
+   * part's reader threw. A promise only when the batch is used up.
+   */
+  advance(): Promise<void> | undefined {
+    if (this.#taken < this.#queue.length) return this.#take();
+    this.#queue = [];
+    this.#taken = 0;
     this.#resumeProducer();
+    return this.#refill();
+  }
+
+  async #refill(): Promise<void> {
     while (this.#queue.length === 0) {
       await new Promise<void>((resolve) => {
         this.#wake = resolve;
       });
     }
-    const next = this.#queue[0]!;
+    this.#take();
+  }
+
+  #take(): undefined {
+    const next = this.#queue[this.#taken]!;
     if (next === null) {
       if (this.#error !== undefined) throw this.#error;
       this.head = undefined;
-      return;
+      return undefined;
     }
-    this.#queue.shift();
+    this.#taken += 1;
     this.head = next;
+    return undefined;
   }
 
   /** Stops the part's reader (if still reading) and waits for it to let go. */

@@ -7,10 +7,11 @@ import { poisonShard } from '../../lib/fence/commit.js';
 import { SimulatedCrash } from '../../lib/flush/fault-points.js';
 import { manifestKey } from '../../lib/manifest/format.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
-import { walKey } from '../../lib/paths.js';
+import { padPosition, walKey } from '../../lib/paths.js';
 import { rebuildShard } from '../../lib/recovery/rebuild.js';
 import { replayShard } from '../../lib/recovery/replay.js';
 import { verifyShard } from '../../lib/recovery/verify.js';
+import { snapshotPartKey } from '../../lib/snapshot/format.js';
 import { encodeWal } from '../../lib/wal/encode.js';
 import {
   exportDepsOf,
@@ -148,9 +149,20 @@ describe(exportShard, () => {
     ]);
     await s.keyed(Array.from({ length: 30 }, (_, i) => ({ id: `k${i}`, pad: 'y'.repeat(50) })));
     await s.flush();
+    const putsBefore = f.store.counts().putIfAbsent;
     const compacting = await exportShard(exportDepsOf(f), 's1');
     expect(compacting).toMatchObject({ parts: 1, liveKeys: 40, writes: { compacted: true } });
     expect(await exportedState(f, compacting.coveredPosition!)).toStrictEqual(s.model.snapshot());
+    // The fold's held changes went straight into the new base: no delta of this range was
+    // stored (to be read back and deleted), only the base, a segment-free manifest and nothing else.
+    const written = keysOf(f.memory).parts;
+    expect(
+      written.filter((key) => key.includes(`-${padPosition(compacting.coveredPosition!)}-`)),
+    ).toEqual([
+      snapshotPartKey('s1', { from: 0, to: compacting.coveredPosition!, kind: 'base', index: 0 }),
+    ]);
+    expect(compacting.writes).toMatchObject({ parts: 1, adoptedParts: 0 });
+    expect(f.store.counts().putIfAbsent - putsBefore).toBe(2); // the base and the manifest
   });
 
   it('never reads at or beyond walNextPos, where an append may be in flight', async () => {

@@ -155,6 +155,46 @@ describe('waitDurable', () => {
     expect(readsAt).toEqual([2_040]);
   });
 
+  it('reads an allocation made just after a grid tick at the commit moment of that tick, which may cover it', async () => {
+    const f = await fixture(dynalite());
+    await bufferedPut(f);
+    await flushShard(f.flushDeps('ticker'), SHARD);
+    const { table, readsAt, clock } = timedReads(f, 2_010);
+    const durable = await waitDurable(table, {
+      shard: SHARD,
+      seq: 1,
+      generation: 0,
+      waitMs: 5_000,
+      ...grid,
+      commitDelay: new CommitDelayEstimate(40),
+      ...clock,
+    });
+    expect(durable).toBe(true);
+    // The tick of 2000 resolves its batches after it fires: its commit at 2040 may hold this one.
+    expect(readsAt).toEqual([2_040]);
+  });
+
+  it('after a miss at the commit moment of the running tick, reads at the next one only, and learns nothing', async () => {
+    const f = await fixture(dynalite());
+    await bufferedPut(f);
+    const { table, readsAt, clock } = timedReads(f, 2_010);
+    const estimate = new CommitDelayEstimate(40);
+    const durable = await waitDurable(table, {
+      shard: SHARD,
+      seq: 1,
+      generation: 0,
+      waitMs: 1_100,
+      ...grid,
+      commitDelay: estimate,
+      ...clock,
+    });
+    expect(durable).toBe(false);
+    // No re-reads after 2040: that tick had most likely resolved before the batch landed.
+    expect(readsAt.slice(0, 2)).toEqual([2_040, 3_040]);
+    expect(readsAt[2]).toBe(3_060); // a miss at a real commit moment is re-read (W3)
+    expect(estimate.ms(500)).toBe(40); // only a first read at a commit moment teaches (W4)
+  });
+
   it('reads a repeat (no allocation of its own) at once', async () => {
     const f = await fixture(dynalite());
     await bufferedPut(f);
@@ -194,7 +234,7 @@ describe('waitDurable', () => {
   it('reads at least every maxPollMs when commit moments are further apart', async () => {
     const f = await fixture(dynalite());
     await bufferedPut(f);
-    const { table, readsAt, clock } = timedReads(f, 0);
+    const { table, readsAt, clock } = timedReads(f, 100);
     const estimate = new CommitDelayEstimate(40);
     await waitDurable(table, {
       shard: SHARD,
@@ -206,7 +246,7 @@ describe('waitDurable', () => {
       commitDelay: estimate,
       ...clock,
     });
-    expect(readsAt).toEqual([1_000, 2_000, 3_000]);
+    expect(readsAt).toEqual([1_100, 2_100, 3_100]);
     // Reads between commit moments teach the estimate nothing.
     expect(estimate.ms(30_000)).toBe(40);
   });

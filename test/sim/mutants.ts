@@ -173,6 +173,30 @@ export const MUTANTS: Mutant[] = [
     tests: ['test/export/export-shard.test.ts', 'test/recovery/equivalence.test.ts'],
   },
   {
+    name: 'compaction-drops-held',
+    breaks: "a compacting export merges the fold's held keyed changes into the new base",
+    edits: [
+      {
+        file: 'lib/export/fold-export.ts',
+        find: '        delta.takeHeld(),',
+        replace: '        (delta.takeHeld(), []),',
+      },
+    ],
+    tests: ['test/export/export-shard.test.ts', 'test/recovery/equivalence.test.ts'],
+  },
+  {
+    name: 'held-merged-oldest',
+    breaks: "a fold's held changes apply after every stored part when compacted",
+    edits: [
+      {
+        file: 'lib/snapshot/reader.ts',
+        find: '  if (newest) cursors.push(new HeldCursor(newest));',
+        replace: '  if (newest) cursors.unshift(new HeldCursor(newest));',
+      },
+    ],
+    tests: ['test/export/export-shard.test.ts', 'test/recovery/equivalence.test.ts'],
+  },
+  {
     name: 'merge-keeps-oldest-part',
     breaks: "snapshot parts apply in order: a later part's row for a key wins",
     edits: [

@@ -7,11 +7,13 @@
  * `MAX_DELTA_PARTS` deltas (readers merge every part at once).
  *
  * Cost: with B the base's size and d the delta bytes an export adds, an
- * export writes d, and one in every f·B/d exports also rewrites B after
- * reading B plus f·B of deltas. Amortized, an export writes d·(1 + 1/f) and
- * reads d·(1 + f)/f: 3d and 3d with f = 1/2, whatever the history, and a
- * snapshot holds at most (1 + f)·B plus one spill. Compaction merges the
- * parts by key as they stream (`mergeSnapshot`), one line per part in memory.
+ * export writes d, and one in every f·B/d exports instead rewrites B after
+ * reading B plus about f·B of deltas (its own d merged from memory, never
+ * written as a delta). Amortized, an export writes at most d·(1 + 1/f) and
+ * reads at most d·(1 + f)/f: 3d and 3d with f = 1/2, whatever the history,
+ * and a snapshot holds at most (1 + f)·B plus one spill. Compaction merges
+ * the parts by key as they stream (`mergeSnapshot`), a batch of lines per
+ * part in memory.
  */
 import type { SnapshotEntry, SnapshotPartRef } from '../snapshot/format.js';
 import { mergeSnapshot } from '../snapshot/reader.js';

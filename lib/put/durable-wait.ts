@@ -141,7 +141,9 @@ export async function waitDurable(table: Table, input: WaitDurableInput): Promis
     const now = input.now();
     if (now >= deadline) return false;
     const moment = intervalMs === undefined ? noMoment : nextCommitMoment(now, intervalMs, delayMs);
-    if (atMoment && !(reads === 1 && mayBeMissed)) streakGapMs = Math.max(1, Math.round(delayMs / 2));
+    // W3 after a miss at a commit moment; after a W1' miss the next moment is soon enough.
+    const lateCommit = atMoment && !(reads === 1 && mayBeMissed);
+    if (lateCommit) streakGapMs = Math.max(1, Math.round(delayMs / 2));
     else if (streakGapMs !== undefined) streakGapMs *= 2;
     if (streakGapMs !== undefined && now + streakGapMs < Math.min(moment, now + maxPollMs)) {
       atMoment = false;

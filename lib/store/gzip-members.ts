@@ -16,10 +16,7 @@
  * M3. A compression failure or an abandon ends `members()` with that error,
  *     so a store consuming it never completes the object.
  */
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
-
-const gzipAsync = promisify(gzip);
+import { gzip, type ZlibOptions } from 'node:zlib';
 
 /**
  * Output buffer of one compression step. zlib's default (16 KiB) takes a
@@ -44,7 +41,7 @@ export class GzipMembers {
 
   /** Starts compressing `batch` (which must not be reused): M1. */
   push(batch: Buffer): void {
-    const member = gzipAsync(batch, { level: this.level, chunkSize: OUTPUT_CHUNK_BYTES });
+    const member = compress(batch, { level: this.level, chunkSize: OUTPUT_CHUNK_BYTES });
     member.catch(() => undefined); // surfaced in order by `members()` (M3)
     this.#pending.push(member);
     this.#produced += 1;
@@ -107,4 +104,11 @@ export class GzipMembers {
     else this.#wakeProducer = undefined;
     wake?.();
   }
+}
+
+/** `zlib.gzip` as a promise, looked up at each call (a test harness may swap it). */
+function compress(batch: Buffer, options: ZlibOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    gzip(batch, options, (error, result) => (error ? reject(error) : resolve(result)));
+  });
 }

@@ -23,6 +23,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { Transform } from 'node:stream';
+import type { ZlibOptions } from 'node:zlib';
 import { seededRandom } from '../../lib/seeded-random.js';
 
 /** Kinds of actor; the checker and the kill policy tell them apart. */
@@ -242,7 +243,8 @@ let zlibPatched = false;
 /**
  * Replaces `zlib.createGunzip` and `zlib.createGzip` with synchronous
  * equivalents (collect the input, run it through zlib in one call at the
- * end), so reading and writing a stream finish in microtasks and the
+ * end), and `zlib.gzip` with one that compresses at once and answers on the
+ * next tick, so reading and writing a stream finish in microtasks and the
  * scheduler's quiescence is exact. Same output and errors as the real
  * streams for a whole object, which is how shardwal uses them.
  */
@@ -287,8 +289,24 @@ export function makeZlibSynchronous(): void {
       },
     });
   };
+  // The callback form (parallel gzip members): compressed at once, answered on the next tick.
+  const gzip = (
+    input: Buffer,
+    options: ZlibOptions,
+    callback: (error: Error | null, result?: Buffer) => void,
+  ) => {
+    let result: Buffer | undefined;
+    let failure: Error | null = null;
+    try {
+      result = zlib.gzipSync(input, options);
+    } catch (error) {
+      failure = error as Error;
+    }
+    process.nextTick(() => callback(failure, result));
+  };
   // zlib defines its factories read-only but configurable.
   Object.defineProperty(zlib, 'createGunzip', { value: createGunzip, writable: true });
   Object.defineProperty(zlib, 'createGzip', { value: createGzip, writable: true });
+  Object.defineProperty(zlib, 'gzip', { value: gzip, writable: true });
   syncBuiltinESMExports();
 }

@@ -136,43 +136,31 @@ describe('waitDurable', () => {
 
   const grid = { intervalMs: 1_000, commitDelayMs: 40, maxPollMs: 1_000 };
 
-  it('reads a fresh allocation first at the next commit moment, once when it is durable there', async () => {
-    const f = await fixture(dynalite());
-    await bufferedPut(f);
-    await flushShard(f.flushDeps('ticker'), SHARD);
-    const { table, readsAt, clock } = timedReads(f, 1_234);
-    const durable = await waitDurable(table, {
-      shard: SHARD,
-      seq: 1,
-      generation: 0,
-      waitMs: 5_000,
-      ...grid,
-      commitDelay: new CommitDelayEstimate(40),
-      ...clock,
-    });
-    expect(durable).toBe(true);
-    // The next grid tick is at 2000; its commit is expected 40 ms later.
-    expect(readsAt).toEqual([2_040]);
-  });
-
-  it('reads an allocation made just after a grid tick at the commit moment of that tick, which may cover it', async () => {
-    const f = await fixture(dynalite());
-    await bufferedPut(f);
-    await flushShard(f.flushDeps('ticker'), SHARD);
-    const { table, readsAt, clock } = timedReads(f, 2_010);
-    const durable = await waitDurable(table, {
-      shard: SHARD,
-      seq: 1,
-      generation: 0,
-      waitMs: 5_000,
-      ...grid,
-      commitDelay: new CommitDelayEstimate(40),
-      ...clock,
-    });
-    expect(durable).toBe(true);
-    // The tick of 2000 resolves its batches after it fires: its commit at 2040 may hold this one.
-    expect(readsAt).toEqual([2_040]);
-  });
+  it.each([
+    // W1: the next grid tick is at 2000; its commit is expected 40 ms later.
+    [1_234, 'the next grid tick'],
+    // W1': the tick of 2000 resolves its batches after it fires: its commit at 2040 may hold this one.
+    [2_010, 'the tick that just fired'],
+  ])(
+    'reads a fresh allocation made at %i first at the commit moment of %s, once when it is durable there',
+    async (startMs) => {
+      const f = await fixture(dynalite());
+      await bufferedPut(f);
+      await flushShard(f.flushDeps('ticker'), SHARD);
+      const { table, readsAt, clock } = timedReads(f, startMs);
+      const durable = await waitDurable(table, {
+        shard: SHARD,
+        seq: 1,
+        generation: 0,
+        waitMs: 5_000,
+        ...grid,
+        commitDelay: new CommitDelayEstimate(40),
+        ...clock,
+      });
+      expect(durable).toBe(true);
+      expect(readsAt).toEqual([2_040]);
+    },
+  );
 
   it('after a miss at the commit moment of the running tick, reads at the next one only, and learns nothing', async () => {
     const f = await fixture(dynalite());

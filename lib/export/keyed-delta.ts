@@ -12,6 +12,7 @@
 import type { KeyId } from '../rows/key-id.js';
 import { sortByKeyId } from '../rows/key-order.js';
 import type { SnapshotEntry, SnapshotPartRef } from '../snapshot/format.js';
+import { snapshotLineBytes } from '../snapshot/lines.js';
 import { type PartName, SnapshotPartWriter } from '../snapshot/writer.js';
 import type { ObjectStore } from '../store/object-store.js';
 import type { WalRow } from '../wal/format.js';
@@ -22,12 +23,6 @@ export const SPILL_BYTES = 32 * 1024 * 1024;
 
 /** Per-entry overhead counted against `spillBytes` besides the row and key text. */
 const ENTRY_OVERHEAD_BYTES = 96;
-
-/** `{"seq":`, `,"offset":`, `,"key":`, the closing `}` and the `\n` of a part line (`snapshotLine`). */
-const LINE_FRAME_BYTES = '{"seq":,"offset":,"key":}\n'.length;
-const DELETE_MEMBER_BYTES = ',"delete":true'.length;
-const ROW_MEMBER_BYTES = ',"row":'.length;
-const digits = (count: number) => String(count).length;
 
 /** Settings of a delta. */
 export interface DeltaOptions {
@@ -98,13 +93,7 @@ export class KeyedDelta {
   heldRawBytes(): number {
     let bytes = 0;
     for (const [key, { seq, offset, text }] of this.#map) {
-      // `snapshotLine`'s members, measured instead of spelled out, and the line's `\n`.
-      bytes +=
-        LINE_FRAME_BYTES +
-        digits(seq) +
-        digits(offset) +
-        Buffer.byteLength(key) +
-        (text === undefined ? DELETE_MEMBER_BYTES : ROW_MEMBER_BYTES + Buffer.byteLength(text));
+      bytes += snapshotLineBytes({ key, seq, offset, text }) + 1; // and its `\n`
     }
     return bytes;
   }

@@ -111,7 +111,7 @@ export async function waitDurable(table: Table, input: WaitDurableInput): Promis
   const firstMoment =
     fresh && intervalMs !== undefined ? nextCommitMoment(started, intervalMs, delayMs) : noMoment;
   // W1': that tick fired before the batch landed; it may have resolved without it.
-  const mayBeMissed = intervalMs !== undefined && firstMoment - delayMs <= started;
+  const mayBeMissed = firstMoment - delayMs <= started;
   if (fresh) planFrom(started, firstMoment);
   let reads = 0;
   // Gap of the re-reads after a missed commit moment (W3); undefined outside them.

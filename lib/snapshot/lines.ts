@@ -24,6 +24,28 @@ export function snapshotLine(entry: SnapshotEntry): string {
   return `${line}}`;
 }
 
+/** `{"seq":`, `,"offset":`, `,"key":` and the closing `}` of every line. */
+const LINE_FRAME_BYTES = '{"seq":,"offset":,"key":}'.length;
+const DELETE_MEMBER_BYTES = ',"delete":true'.length;
+const ROW_MEMBER_BYTES = ',"row":'.length;
+
+/**
+ * UTF-8 bytes of `snapshotLine(entry)`, measured without spelling it out (an
+ * export sizes its held changes this way before deciding to write them).
+ * An entry without `text` is a delete.
+ */
+export function snapshotLineBytes(entry: Omit<SnapshotEntry, 'delete'>): number {
+  return (
+    LINE_FRAME_BYTES +
+    String(entry.seq).length +
+    String(entry.offset).length +
+    Buffer.byteLength(entry.key) +
+    (entry.text === undefined
+      ? DELETE_MEMBER_BYTES
+      : ROW_MEMBER_BYTES + Buffer.byteLength(entry.text))
+  );
+}
+
 const KEY_MEMBER = ',"key":';
 const ROW_MEMBER = ',"row":';
 

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { CorruptDataError, InternalError, UnknownFormatVersionError } from '../../lib/errors.js';
 import type { SnapshotEntry, SnapshotPartRef } from '../../lib/snapshot/format.js';
 import { snapshotPartKey } from '../../lib/snapshot/format.js';
+import { snapshotLine, snapshotLineBytes } from '../../lib/snapshot/lines.js';
 import { mergeSnapshot, readPart } from '../../lib/snapshot/reader.js';
 import { type PartName, SnapshotPartWriter } from '../../lib/snapshot/writer.js';
 import { MemoryObjectStore } from '../../lib/store/memory-store.js';
@@ -120,5 +121,18 @@ describe('snapshot format v1', () => {
       }
     });
     expect(error).toBeInstanceOf(CorruptDataError);
+  });
+});
+
+describe('snapshotLineBytes', () => {
+  it('is the UTF-8 size of the line snapshotLine spells, for rows and deletes', () => {
+    const entries: SnapshotEntry[] = [
+      { key: '"k-é-🙂"', seq: 1, offset: 0, text: '{"s":"🙂","n":1e400}' },
+      { key: '12345678901234567890', seq: 123_456, offset: 9_876_543, text: '{}' },
+      { key: '"gone"', seq: 7, offset: 70, delete: true },
+    ];
+    for (const entry of entries) {
+      expect(snapshotLineBytes(entry)).toBe(Buffer.byteLength(snapshotLine(entry)));
+    }
   });
 });

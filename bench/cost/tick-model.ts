@@ -1,7 +1,8 @@
 /**
  * What a tick costs, as a function of what it finds: a fixed part (the
- * pending-index query), a part per active shard (read the record, claim,
- * commit, clear the marker, one WAL PUT) and a part per batch flushed (read
+ * pending-index query), a part per active shard (the claim, which reads the
+ * record; the commit, which clears the marker when it drains the shard; one
+ * WAL PUT) and a part per batch flushed (read
  * it, its spilled payload's GET when it has one, and whatever happens to it
  * after the commit). Fitted by least squares
  * on the measured ticks of every run, so cells too large to run are

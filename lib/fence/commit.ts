@@ -12,8 +12,16 @@
  * C4. A flusher poisons only while it still holds the shard at P (same
  *     condition as C1): a fenced zombie resolves from a stale record, so its
  *     "divergence" at a slot a newer flusher already committed is not one.
+ * C5. A commit that covers every batch allocated so far also does step 7 in
+ *     the same update (`drain`): it clears the pending marker and zeroes the
+ *     buffered bytes, conditional on `nextSeq = lastSeq + 1` besides C1. A put
+ *     that allocated meanwhile fails that condition, and the commit is sent
+ *     again without the drain, so its batch keeps the marker. DynamoDB (and
+ *     the emulator) do not say which part of a condition failed, so the
+ *     second try also settles whether the flusher was fenced.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DRAIN_SET, PENDING_MARKER } from '../memtable/pending-index.js';
 import { type ShardRecord, updateShardRecord } from '../memtable/shard-record.js';
 import type { Table } from '../memtable/table.js';
 
@@ -33,12 +41,40 @@ export interface CommitInput {
   releasedThrough: number | undefined;
   /** The newest allocation time of the covered batches (L5 in `lib/liveness.ts`), when recorded. */
   pendingSinceMs?: number | undefined;
+  /** No batch the claim saw allocated lies past `lastSeq`: try to drain the shard too (C5). */
+  drain?: boolean;
 }
 
-/** Commits a WAL append and releases the lease; the new record, or undefined when fenced. */
+/** A committed WAL append. */
+export interface Committed {
+  record: ShardRecord;
+  /** The same update cleared the pending marker (C5). */
+  drained: boolean;
+}
+
+/** The fence of C1: the holder of the epoch, at the position it appended. */
+const FENCE = 'epoch = :epoch AND walNextPos = :pos';
+/** C1 at position 0, where a fresh record has no `walNextPos` yet. */
+const FENCE_AT_ZERO = 'epoch = :epoch AND (attribute_not_exists(walNextPos) OR walNextPos = :pos)';
+
+/** Commits a WAL append and releases the lease; undefined when fenced. */
 export async function commitFlush(
   table: Table,
   input: CommitInput,
+): Promise<Committed | undefined> {
+  if (input.drain) {
+    const record = await sendCommit(table, input, true);
+    if (record) return { record, drained: true };
+  }
+  const record = await sendCommit(table, input, false);
+  return record && { record, drained: false };
+}
+
+/** One commit update: the plain one, or the one that also drains the shard (C5). */
+function sendCommit(
+  table: Table,
+  input: CommitInput,
+  drain: boolean,
 ): Promise<ShardRecord | undefined> {
   const values: Record<string, AttributeValue> = {
     ':lastSeq': { N: String(input.lastSeq) },
@@ -47,33 +83,40 @@ export async function commitFlush(
     ':epoch': { N: String(input.epoch) },
     ':pos': { N: String(input.position) },
   };
-  let release = '';
-  if (input.releasedThrough !== undefined) {
-    // Server-side arithmetic: bufferedBytes = chargedBytes - releasedBytes, exactly (A2).
-    release =
-      ', releasedBytes = :released, bufferedBytes = if_not_exists(chargedBytes, :zero) - :released';
-    values[':released'] = { N: String(input.releasedThrough) };
+  let set = '';
+  let remove = '';
+  let condition = input.position === 0 ? FENCE_AT_ZERO : FENCE;
+  if (drain) {
+    // Step 7 in the same update: every charge released, the marker gone.
+    set = `, ${DRAIN_SET}`;
+    remove = `, ${PENDING_MARKER.join(', ')}`;
     values[':zero'] = { N: '0' };
+    values[':next'] = { N: String(input.lastSeq + 1) };
+    condition += ' AND nextSeq = :next';
+  } else {
+    if (input.releasedThrough !== undefined) {
+      // Server-side arithmetic: bufferedBytes = chargedBytes - releasedBytes, exactly (A2).
+      set =
+        ', releasedBytes = :released, bufferedBytes = if_not_exists(chargedBytes, :zero) - :released';
+      values[':released'] = { N: String(input.releasedThrough) };
+      values[':zero'] = { N: '0' };
+    }
+    if (input.pendingSinceMs !== undefined) {
+      // Every batch still pending was allocated after the covered ones: a tighter bound.
+      set += ', pendingSinceMs = :pendingSince';
+      values[':pendingSince'] = { N: String(input.pendingSinceMs) };
+    }
   }
-  if (input.pendingSinceMs !== undefined) {
-    // Every batch still pending was allocated after the covered ones: a tighter bound.
-    release += ', pendingSinceMs = :pendingSince';
-    values[':pendingSince'] = { N: String(input.pendingSinceMs) };
-  }
-  const out = await updateShardRecord(
+  return updateShardRecord(
     table,
     input.shard,
     {
-      update: `SET durableSeq = :lastSeq, walNextPos = :nextPos, nextRowOffset = :nextRow${release} REMOVE leaseOwner, leaseExpiresAtMs`,
-      condition:
-        input.position === 0
-          ? 'epoch = :epoch AND (attribute_not_exists(walNextPos) OR walNextPos = :pos)'
-          : 'epoch = :epoch AND walNextPos = :pos',
+      update: `SET durableSeq = :lastSeq, walNextPos = :nextPos, nextRowOffset = :nextRow${set} REMOVE leaseOwner, leaseExpiresAtMs${remove}`,
+      condition,
       values,
     },
-    'UpdateItem commit flush',
+    drain ? 'UpdateItem commit and drain' : 'UpdateItem commit flush',
   );
-  return out;
 }
 
 /** The flusher a poison verdict comes from: its epoch and the position it was appending. */
@@ -102,10 +145,7 @@ export async function poisonShard(
   if (holder) {
     values[':epoch'] = { N: String(holder.epoch) };
     values[':pos'] = { N: String(holder.position) };
-    condition +=
-      holder.position === 0
-        ? ' AND epoch = :epoch AND (attribute_not_exists(walNextPos) OR walNextPos = :pos)'
-        : ' AND epoch = :epoch AND walNextPos = :pos';
+    condition += ` AND ${holder.position === 0 ? FENCE_AT_ZERO : FENCE}`;
   }
   const out = await updateShardRecord(
     table,

@@ -6,7 +6,6 @@
 
 /** The fault points, in protocol order. */
 export const FaultPoint = {
-  afterRead: 'flush:after-read',
   afterClaim: 'flush:after-claim',
   afterResolve: 'flush:after-resolve',
   afterWalWrite: 'flush:after-wal-write',

@@ -1,8 +1,11 @@
 /**
  * The flush protocol for one shard. Read this file top to bottom.
  *
- *   1. Read the shard record. Nothing pending → no S3 call at all.
- *   2. Claim the flush: bump `epoch` conditionally (lease free or expired) → E.
+ *   1. Read the shard record, and
+ *   2. claim the flush, in one update: bump `epoch` conditionally (lease free
+ *      or expired, not poisoned) → E; the update returns the record, so the
+ *      claim is the read. Nothing pending → release, no S3 call at all. A
+ *      refused claim reads the record once to say why (poisoned, busy, none).
  *      The lease is short and renewed while the flush runs (F4 in
  *      `lease-keeper.ts`), so a crashed flusher blocks its shard one lease.
  *   3. Resolve the oldest pending batches: `durableSeq+1` upward, contiguous,
@@ -17,7 +20,11 @@
  *   6. Commit the cursors, conditional on `epoch = E` and `walNextPos = P`.
  *      A failed condition means a newer flusher took over: stop, nothing lost.
  *   7. Clear the pending marker only if no put arrived since (condition on
- *      `nextSeq`). The covered batch items are left to expire (I5).
+ *      `nextSeq`), in the commit's own update (C5 in commit.ts). A put that
+ *      allocated meanwhile keeps the marker: its batch is pending. A marker
+ *      with nothing pending behind it (left by an earlier version of this
+ *      protocol) is cleared by the next claim, which finds nothing to flush.
+ *      The covered batch items are left to expire (I5).
  *
  * Invariants:
  * I1. WAL position P holds exactly the batches durableSeq+1..lastSeq as the
@@ -107,22 +114,11 @@ export type FlushOutcome =
 
 /** Runs the flush protocol once for `shard`. */
 export async function flushShard(deps: FlushDeps, shard: string): Promise<FlushOutcome> {
-  const { table, faults } = deps;
-  const hit = async (point: FaultPoint) => faults?.(point, shard);
+  const { table } = deps;
 
-  // 1. Read.
-  const seen = await readShardRecord(table, shard);
-  if (!seen) return { status: 'idle', shard };
-  if (seen.poison) return { status: 'poisoned', shard, reason: seen.poison, detected: false };
-  if (!hasPendingBatches(seen)) {
-    if (seen.pending) await clearPending(table, shard, seen.nextSeq);
-    return { status: 'idle', shard };
-  }
-  await hit(FaultPoint.afterRead);
-
-  // 2. Claim.
+  // 1-2. Claim, reading the record in the same update.
   const claim = await claimFlush(table, shard, deps.owner, deps.now(), deps.leaseMs);
-  if (!claim) return { status: 'busy', shard };
+  if (!claim) return refused(table, shard);
   const { epoch, record } = claim;
   const keeper = keepLease({
     table,
@@ -140,6 +136,14 @@ export async function flushShard(deps: FlushDeps, shard: string): Promise<FlushO
   }
 }
 
+/** Why a claim was refused: no such shard, poison, or another flusher's live lease. */
+async function refused(table: Table, shard: string): Promise<FlushOutcome> {
+  const record = await readShardRecord(table, shard);
+  if (!record) return { status: 'idle', shard };
+  if (record.poison) return { status: 'poisoned', shard, reason: record.poison, detected: false };
+  return { status: 'busy', shard };
+}
+
 /** Steps 3-7, under the claim of `epoch` (`record` as the claim left it). */
 async function flushClaimed(
   deps: FlushDeps,
@@ -150,8 +154,12 @@ async function flushClaimed(
   const { table, store, faults } = deps;
   const hit = async (point: FaultPoint) => faults?.(point, shard);
   if (!hasPendingBatches(record)) {
-    // Another flusher drained the shard between our read and our claim.
-    await releaseLease(table, shard, epoch);
+    // Nothing to flush (another flusher drained the shard since it was listed).
+    const held = await releaseLease(table, shard, epoch);
+    if (held && record.pending) {
+      await hit(FaultPoint.beforeClearPending);
+      await clearPending(table, shard, record.nextSeq);
+    }
     return { status: 'idle', shard };
   }
   await hit(FaultPoint.afterClaim);
@@ -228,7 +236,8 @@ async function flushClaimed(
     return poison(deps, shard, reason, epoch, position);
   }
 
-  // 6. Commit, fenced by epoch and position.
+  // 6-7. Commit, fenced by epoch and position, and drain the shard if no put allocated past the
+  // object (C5). An adopted object may reach past what the claim saw allocated: the condition decides.
   const committed = await commitFlush(table, {
     shard,
     epoch,
@@ -237,14 +246,12 @@ async function flushClaimed(
     nextRowOffset: written.firstRowOffset + written.rowCount,
     releasedThrough: releasedThrough(covered),
     pendingSinceMs: newestAllocation(covered),
+    drain: written.lastSeq >= record.nextSeq - 1,
   });
   if (!committed) return { status: 'fenced', shard, epoch, position };
   await hit(FaultPoint.afterCommit);
 
-  // 7. The pending marker (covered batch items expire by themselves, I5).
-  await hit(FaultPoint.beforeClearPending);
-  const more = hasPendingBatches(committed);
-  if (!more) await clearPending(table, shard, committed.nextSeq);
+  const more = hasPendingBatches(committed.record);
   return {
     status: 'flushed',
     shard,

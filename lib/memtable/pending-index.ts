@@ -8,6 +8,16 @@ import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { updateShardRecord } from './shard-record.js';
 import { PENDING_INDEX, PENDING_PK, paginate, type Table } from './table.js';
 
+/** The attributes that put a shard record in the index (the put path sets them, step 7 removes them). */
+export const PENDING_MARKER = ['pendingPk', 'pendingShard', 'pendingSinceMs'] as const;
+
+/**
+ * What step 7 sets besides removing the marker: no byte is buffered any more,
+ * and every charge is released (A2 in `allocate.ts`); `:zero` is 0.
+ */
+export const DRAIN_SET =
+  'bufferedBytes = :zero, releasedBytes = if_not_exists(chargedBytes, :zero)';
+
 /** Names of shards marked pending, ascending. */
 export async function listPendingShards(table: Table): Promise<string[]> {
   const shards: string[] = [];
@@ -30,9 +40,11 @@ export async function listPendingShards(table: Table): Promise<string[]> {
 }
 
 /**
- * Step 7 of the flush protocol: clears the marker and zeroes the buffered
- * bytes only if every allocated batch is durable and no put arrived since
- * (`nextSeq` unchanged). Zeroing also drops bytes of seqs that ended void,
+ * Step 7 of the flush protocol on its own, for a claim that finds nothing
+ * pending behind the marker (a commit does step 7 in its own update: C5 in
+ * `commit.ts`): clears the marker and zeroes the buffered bytes only if
+ * every allocated batch is durable and no put arrived since (`nextSeq`
+ * unchanged). Zeroing also drops bytes of seqs that ended void,
  * and releases every charge (A2 in `allocate.ts`).
  * Returns false when a put won the race (the marker stays).
  */
@@ -45,8 +57,7 @@ export async function clearPending(
     table,
     shard,
     {
-      update:
-        'REMOVE pendingPk, pendingShard, pendingSinceMs SET bufferedBytes = :zero, releasedBytes = if_not_exists(chargedBytes, :zero)',
+      update: `REMOVE ${PENDING_MARKER.join(', ')} SET ${DRAIN_SET}`,
       condition: 'nextSeq = :next AND durableSeq = :durable',
       values: {
         ':next': { N: String(expectedNextSeq) },

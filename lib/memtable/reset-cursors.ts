@@ -26,6 +26,7 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { InternalError } from '../errors.js';
+import { PENDING_MARKER } from './pending-index.js';
 import { registryEntry } from './registry.js';
 import { readShardRecord, type ShardRecord, updateShardRecord } from './shard-record.js';
 import { PENDING_PK, type Table } from './table.js';
@@ -118,7 +119,7 @@ export async function resetCursors(
     'poisonedAtMs',
     'leaseOwner',
     'leaseExpiresAtMs',
-    ...(pending ? [] : ['pendingPk', 'pendingShard', 'pendingSinceMs']),
+    ...(pending ? [] : PENDING_MARKER),
   ];
   const values: Record<string, AttributeValue> = {
     ':durable': { N: String(reset.durableSeq) },

@@ -9,7 +9,13 @@ import { MemoryObjectStore } from '../../lib/store/memory-store.js';
 import { runTick } from '../../lib/ticker/tick.js';
 import { crashAt } from '../support/fault-gates.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
-import { type AckedBatch, drain, expectWalHolds, putBatch } from '../support/wal-chain.js';
+import {
+  type AckedBatch,
+  drain,
+  expectWalHolds,
+  leaveStaleMarker,
+  putBatch,
+} from '../support/wal-chain.js';
 
 const dynalite = useDynalite();
 const SHARD = 'c1';
@@ -90,37 +96,64 @@ describe('flushShard', () => {
   });
 
   describe('crash after the commit', () => {
-    it.each([FaultPoint.afterCommit, FaultPoint.beforeClearPending])(
-      'leaves a marker the next tick clears with no store call when crashed at %s',
-      async (point) => {
-        const f = await fixture(dynalite());
-        const acked = await putSome(f, 1, 3);
-        await expect(
-          flushShard(f.flushDeps('crashed', { faults: crashAt(point).hook }), SHARD),
-        ).rejects.toBeInstanceOf(SimulatedCrash);
-        expect(await readShardRecord(f.table, SHARD)).toMatchObject({
-          durableSeq: 3,
-          walNextPos: 1,
-          pending: true,
-        });
-        expect(await listPendingShards(f.table)).toEqual([SHARD]);
+    it('leaves the shard drained when the commit covered every batch (C5), and the next tick idle', async () => {
+      const f = await fixture(dynalite());
+      const acked = await putSome(f, 1, 3);
+      await expect(
+        flushShard(f.flushDeps('crashed', { faults: crashAt(FaultPoint.afterCommit).hook }), SHARD),
+      ).rejects.toBeInstanceOf(SimulatedCrash);
+      expect(await readShardRecord(f.table, SHARD)).toMatchObject({
+        durableSeq: 3,
+        walNextPos: 1,
+        pending: false,
+        bufferedBytes: 0,
+      });
+      expect(await listPendingShards(f.table)).toEqual([]);
 
-        f.store.reset();
-        const summary = await runTick({
-          flush: f.flushDeps('tick'),
-          concurrency: 1,
-          maxShardsPerTick: 10,
-        });
-        expect(summary.outcomes).toEqual([{ status: 'idle', shard: SHARD }]);
-        expect(totalStoreCalls(f)).toBe(0);
-        expect(await listPendingShards(f.table)).toEqual([]);
-        await expectWalHolds(f.memory, f.table, SHARD, acked);
-      },
-    );
+      f.store.reset();
+      const summary = await runTick({ flush: f.flushDeps('tick'), concurrency: 1 });
+      expect(summary.outcomes).toEqual([]);
+      expect(totalStoreCalls(f)).toBe(0);
+      await expectWalHolds(f.memory, f.table, SHARD, acked);
+    });
+
+    it('leaves a stale marker the next tick clears with no store call when crashed before clearing it', async () => {
+      const f = await fixture(dynalite());
+      const acked = await putSome(f, 1, 3);
+      await drain(f.flushDeps('ticker'), SHARD);
+      await leaveStaleMarker(f, SHARD);
+      await expect(
+        flushShard(
+          f.flushDeps('crashed', { faults: crashAt(FaultPoint.beforeClearPending).hook }),
+          SHARD,
+        ),
+      ).rejects.toBeInstanceOf(SimulatedCrash);
+      // It released its lease before tidying: nothing blocks the next tick.
+      expect(await readShardRecord(f.table, SHARD)).toMatchObject({
+        durableSeq: 3,
+        pending: true,
+        leaseOwner: undefined,
+      });
+
+      f.store.reset();
+      const summary = await runTick({
+        flush: f.flushDeps('tick'),
+        concurrency: 1,
+        maxShardsPerTick: 10,
+      });
+      expect(summary.outcomes).toEqual([{ status: 'idle', shard: SHARD }]);
+      expect(totalStoreCalls(f)).toBe(0);
+      expect(await listPendingShards(f.table)).toEqual([]);
+      await expectWalHolds(f.memory, f.table, SHARD, acked);
+    });
   });
 
   describe('crash at any point', () => {
-    it.each(Object.values(FaultPoint))(
+    // Step 7 on its own (`beforeClearPending`) only tidies a stale marker: see above.
+    const onTheFlushPath = Object.values(FaultPoint).filter(
+      (point) => point !== FaultPoint.beforeClearPending,
+    );
+    it.each(onTheFlushPath)(
       'leaves a state the next flushes complete without loss or duplication when crashed at %s',
       async (point) => {
         const f = await fixture(dynalite(), { maxWalObjectBytes: 40 });
@@ -130,15 +163,13 @@ describe('flushShard', () => {
           flushShard(f.flushDeps('crashed', { faults: crash.hook }), SHARD),
         ).rejects.toBeInstanceOf(SimulatedCrash);
         expect(crash.passed.at(-1)).toBe(point);
-        const claimed = point !== FaultPoint.afterRead;
-        const committed =
-          point === FaultPoint.afterCommit || point === FaultPoint.beforeClearPending;
+        const committed = point === FaultPoint.afterCommit;
         const record = await readShardRecord(f.table, SHARD);
         expect(record?.walNextPos).toBe(committed ? 1 : 0);
-        expect(record?.leaseOwner).toBe(claimed && !committed ? 'crashed' : undefined);
+        expect(record?.leaseOwner).toBe(committed ? undefined : 'crashed');
 
         acked.push(...(await putSome(f, 5, 6)));
-        if (claimed && !committed) {
+        if (!committed) {
           expect(await flushShard(f.flushDeps('early'), SHARD)).toMatchObject({ status: 'busy' });
           f.clock.advance(f.config.leaseMs + 1);
         }

@@ -66,11 +66,11 @@ describe('bufferedBytes', () => {
         pending.set(ack.seq, bytes);
       }
       f.clock.advance(f.config.gapSealMs + 1);
-      // A put lands between the commit and the pending-marker clear: clearPending never runs.
+      // A put lands between the claim and the commit: the commit cannot drain the shard (C5).
       const outcome = await flushShard(
         f.flushDeps('ticker', {
           faults: async (point) => {
-            if (point !== FaultPoint.beforeClearPending) return;
+            if (point !== FaultPoint.afterWalWrite) return;
             const { ack, bytes } = await putOne(f, 1_000 + round);
             pending.set(ack.seq, bytes);
           },

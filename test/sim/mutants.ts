@@ -29,8 +29,8 @@ export const MUTANTS: Mutant[] = [
     edits: [
       {
         file: 'lib/fence/commit.ts',
-        find: "          : 'epoch = :epoch AND walNextPos = :pos',",
-        replace: "          : '(epoch = :epoch OR epoch <> :epoch) AND walNextPos = :pos',",
+        find: "const FENCE = 'epoch = :epoch AND walNextPos = :pos';",
+        replace: "const FENCE = '(epoch = :epoch OR epoch <> :epoch) AND walNextPos = :pos';",
       },
     ],
     tests: ['test/flush/zombie.test.ts', 'test/fence/commit.test.ts'],
@@ -96,7 +96,19 @@ export const MUTANTS: Mutant[] = [
           "      condition: '(nextSeq = :next OR nextSeq <> :next) AND durableSeq = :durable',",
       },
     ],
-    tests: ['test/put/allocate.test.ts'],
+    tests: ['test/flush/pending-marker.test.ts'],
+  },
+  {
+    name: 'drain-ignores-new-puts',
+    breaks: 'C5: a commit drains the shard only when no put allocated past its last seq',
+    edits: [
+      {
+        file: 'lib/fence/commit.ts',
+        find: "    condition += ' AND nextSeq = :next';",
+        replace: "    condition += ' AND (nextSeq = :next OR nextSeq <> :next)';",
+      },
+    ],
+    tests: ['test/fence/commit.test.ts', 'test/put/allocate.test.ts'],
   },
   {
     name: 'oversize-chunks',
@@ -313,9 +325,9 @@ export const MUTANTS: Mutant[] = [
     edits: [
       {
         file: 'lib/flush/flush-shard.ts',
-        find: '  // 7. The pending marker (covered batch items expire by themselves, I5).\n',
+        find: '  const more = hasPendingBatches(committed.record);\n',
         replace:
-          "  // 7. The pending marker (covered batch items expire by themselves, I5).\n  await (await import('../memtable/batches.js')).deleteBatches(table, shard, covered.filter((b) => b.kind === 'void').map((b) => 'batch#' + String(b.seq).padStart(20, '0')));\n",
+          "  const more = hasPendingBatches(committed.record);\n  await (await import('../memtable/batches.js')).deleteBatches(table, shard, covered.filter((b) => b.kind === 'void').map((b) => 'batch#' + String(b.seq).padStart(20, '0')));\n",
       },
     ],
     tests: ['test/flush/gaps.test.ts', 'test/recovery/void-tombstone.test.ts'],

@@ -10,8 +10,12 @@ import type { FlushDeps, FlushOutcome } from '../../lib/flush/flush-shard.js';
 import { flushShard } from '../../lib/flush/flush-shard.js';
 import { allocateSeq } from '../../lib/memtable/allocate.js';
 import type { BatchRow } from '../../lib/memtable/batch-codec.js';
-import { readShardRecord, type ShardRecord } from '../../lib/memtable/shard-record.js';
-import type { Table } from '../../lib/memtable/table.js';
+import {
+  readShardRecord,
+  type ShardRecord,
+  updateShardRecord,
+} from '../../lib/memtable/shard-record.js';
+import { PENDING_PK, type Table } from '../../lib/memtable/table.js';
 import { walPrefix } from '../../lib/paths.js';
 import { type PutDeps, type PutRequest, putRows } from '../../lib/put/put-rows.js';
 import { parsePutValue } from '../../lib/put/schema.js';
@@ -181,4 +185,28 @@ export function allocateOnly(f: Fixture, shard: string, bytes: number) {
     maxBufferedBytes: f.config.maxBufferedBytes,
     retryAfterSeconds: 1,
   });
+}
+
+/**
+ * Puts `shard` back in the pending index with nothing pending and `bufferedBytes`
+ * still charged: the record a flusher of the earlier protocol left when it died
+ * between its commit and the marker clear (today's commit clears the marker in
+ * its own update, C5 in `lib/fence/commit.ts`), and what step 7 still tidies.
+ */
+export async function leaveStaleMarker(f: Fixture, shard: string, bufferedBytes = 0) {
+  const record = await updateShardRecord(
+    f.table,
+    shard,
+    {
+      update:
+        'SET pendingPk = :pk, pendingShard = :shard, bufferedBytes = :bytes, releasedBytes = chargedBytes - :bytes',
+      values: {
+        ':pk': { S: PENDING_PK },
+        ':shard': { S: shard },
+        ':bytes': { N: String(bufferedBytes) },
+      },
+    },
+    'UpdateItem stale marker (test)',
+  );
+  expect(record?.pending).toBe(true);
 }

@@ -119,7 +119,7 @@ export function shardwalCommands(tableName: string, random: () => number) {
             { ':now': N(now()) },
             'leaseExpiresAtMs < :now',
           ),
-    // lib/fence/commit.ts: commitFlush (with and without the release), poisonShard
+    // lib/fence/commit.ts: commitFlush (with and without the release, and draining), poisonShard
     () => {
       const position = int(3);
       const values: Record<string, AttributeValue> = {
@@ -129,6 +129,22 @@ export function shardwalCommands(tableName: string, random: () => number) {
         ':epoch': N(int(4)),
         ':pos': N(position),
       };
+      const fence =
+        position === 0
+          ? 'epoch = :epoch AND (attribute_not_exists(walNextPos) OR walNextPos = :pos)'
+          : 'epoch = :epoch AND walNextPos = :pos';
+      if (random() < 0.3) {
+        // C5: the commit that also drains the shard.
+        values[':zero'] = N(0);
+        values[':next'] = N(1 + int(6));
+        return updateRecord(
+          'commit and drain',
+          shard(),
+          'SET durableSeq = :lastSeq, walNextPos = :nextPos, nextRowOffset = :nextRow, bufferedBytes = :zero, releasedBytes = if_not_exists(chargedBytes, :zero) REMOVE leaseOwner, leaseExpiresAtMs, pendingPk, pendingShard, pendingSinceMs',
+          values,
+          `${fence} AND nextSeq = :next`,
+        );
+      }
       let release = '';
       if (random() < 0.7) {
         release = ', releasedBytes = :released, bufferedBytes = chargedBytes - :released';
@@ -139,9 +155,7 @@ export function shardwalCommands(tableName: string, random: () => number) {
         shard(),
         `SET durableSeq = :lastSeq, walNextPos = :nextPos, nextRowOffset = :nextRow${release} REMOVE leaseOwner, leaseExpiresAtMs`,
         values,
-        position === 0
-          ? 'epoch = :epoch AND (attribute_not_exists(walNextPos) OR walNextPos = :pos)'
-          : 'epoch = :epoch AND walNextPos = :pos',
+        fence,
       );
     },
     () => {

@@ -1,10 +1,15 @@
 /**
  * An in-process DynamoDB emulator (dynalite) for the local stack and tests,
  * persisted under `path` when given (in memory otherwise).
+ *
+ * It runs in a worker thread of its own (`dynalite-thread.mjs`), as DynamoDB
+ * runs apart from its callers: each request costs the emulator about as much
+ * CPU as it costs the SDK to send it, and on the callers' thread that work
+ * queued behind the handlers' (a tick's commits behind the puts around it).
  */
-import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import dynalite from 'dynalite';
+import { InternalError } from '../errors.js';
 
 /** A running emulator. */
 export interface DynaliteServer {
@@ -17,17 +22,28 @@ export interface DynaliteServer {
 export async function startDynalite(
   options: { path?: string; port?: number } = {},
 ): Promise<DynaliteServer> {
-  const server = dynalite({
-    path: options.path,
-    createTableMs: 0,
-    deleteTableMs: 0,
-    updateTableMs: 0,
+  const thread = new Worker(new URL('./dynalite-thread.mjs', import.meta.url), {
+    workerData: { path: options.path, port: options.port ?? 0 },
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  let failure: Error | undefined;
+  thread.on('error', (error) => {
+    failure ??= error;
   });
-  const { port } = server.address() as AddressInfo;
+  const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
+  const port = await new Promise<number>((resolve, reject) => {
+    thread.once('message', (message: { port?: number; error?: string }) => {
+      if (message.port !== undefined) resolve(message.port);
+      else {
+        reject(new InternalError(`dynalite could not listen: ${message.error}`));
+        void thread.terminate();
+      }
+    });
+    thread.once('exit', (code) => {
+      reject(
+        failure ?? new InternalError(`dynalite's thread exited with ${code} before listening`),
+      );
+    });
+  });
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new DynamoDBClient({
     endpoint,
@@ -39,7 +55,9 @@ export async function startDynalite(
     client,
     close: async () => {
       client.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      thread.postMessage('close'); // a no-op on a thread that already ended
+      await exited;
+      if (failure) throw failure;
     },
   };
 }

@@ -42,12 +42,12 @@ export const startCommand: CliCommand = {
   summary: 'run the whole service locally (HTTP API, SQS, ticker) until Ctrl-C',
   description:
     'Environment: PORT (HTTP, default 3000), SHARDWAL_DATA_DIR (default ./.shardwal),\n' +
-    'SHARDWAL_FLUSH_INTERVAL_MS (1 to 1000, default 1000), SHARDWAL_DYNAMODB_PORT\n' +
-    '(default PORT+1), SHARDWAL_SQS_PORT (default PORT+2), SHARDWAL_LOG_LEVEL (default\n' +
-    'WARN), SHARDWAL_LOCAL_EXPORT_EVERY_MS (the export job, default 300000) and\n' +
-    'SHARDWAL_LOCAL_VERIFY_EVERY_MS (the scheduled verify of every shard, default 3600000;\n' +
-    'either can be off), and every SHARDWAL_* service setting. Writes\n' +
-    '<data-dir>/stack.json while it runs; stopping waits for a running job, then flushes.',
+    'SHARDWAL_FLUSH_INTERVAL_MS (any interval a deployment accepts, default 1000),\n' +
+    'SHARDWAL_DYNAMODB_PORT (default PORT+1), SHARDWAL_SQS_PORT (default PORT+2),\n' +
+    'SHARDWAL_LOG_LEVEL (default WARN), SHARDWAL_LOCAL_EXPORT_EVERY_MS (the export job,\n' +
+    'default 300000) and SHARDWAL_LOCAL_VERIFY_EVERY_MS (the scheduled verify of every\n' +
+    'shard, default 3600000; either can be off), and every SHARDWAL_* service setting.\n' +
+    'Writes <data-dir>/stack.json while it runs; stopping waits for a running job, then flushes.',
   options: {
     'data-dir': {
       type: 'string',

@@ -91,6 +91,9 @@ export class Trace {
 const ACTORS = new AsyncLocalStorage<Actor>();
 
 /** Virtual time and the scheduler. */
+/** What actors' clocks read at virtual time 0: 2027-01-15, on the grid of every tick interval. */
+export const CLOCK_ORIGIN_MS = 1_800_000_000_000;
+
 export class World {
   now = 0;
   readonly random: () => number;
@@ -113,8 +116,12 @@ export class World {
     return ACTORS.getStore();
   }
 
-  /** A clock for the current actor (its skew applied); setup code reads virtual time. */
-  clock = (): number => this.now + (this.current()?.skewMs ?? 0);
+  /**
+   * A clock for the current actor (its skew applied); setup code reads virtual time. It
+   * reads a wall-clock instant, `CLOCK_ORIGIN_MS` on, as a real clock does: virtual time
+   * starts at 0, and an actor whose clock runs behind must still read a positive instant.
+   */
+  clock = (): number => CLOCK_ORIGIN_MS + this.now + (this.current()?.skewMs ?? 0);
 
   /** Runs `fn` as a new actor. */
   spawn<T>(name: string, kind: ActorKind, skewMs: number, fn: () => Promise<T>): Spawned<T> {

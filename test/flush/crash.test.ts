@@ -9,13 +9,7 @@ import { MemoryObjectStore } from '../../lib/store/memory-store.js';
 import { runTick } from '../../lib/ticker/tick.js';
 import { crashAt } from '../support/fault-gates.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
-import {
-  type AckedBatch,
-  drain,
-  expectWalHolds,
-  leaveStaleMarker,
-  putBatch,
-} from '../support/wal-chain.js';
+import { type AckedBatch, drain, expectWalHolds, putBatch } from '../support/wal-chain.js';
 
 const dynalite = useDynalite();
 const SHARD = 'c1';
@@ -116,40 +110,10 @@ describe('flushShard', () => {
       expect(totalStoreCalls(f)).toBe(0);
       await expectWalHolds(f.memory, f.table, SHARD, acked);
     });
-
-    it('leaves a stale marker the next tick clears with no store call when crashed before clearing it', async () => {
-      const f = await fixture(dynalite());
-      const acked = await putSome(f, 1, 3);
-      await drain(f.flushDeps('ticker'), SHARD);
-      await leaveStaleMarker(f, SHARD);
-      await expect(
-        flushShard(
-          f.flushDeps('crashed', { faults: crashAt(FaultPoint.beforeClearPending).hook }),
-          SHARD,
-        ),
-      ).rejects.toBeInstanceOf(SimulatedCrash);
-      // It released its lease before tidying: nothing blocks the next tick.
-      expect(await readShardRecord(f.table, SHARD)).toMatchObject({
-        durableSeq: 3,
-        pending: true,
-        leaseOwner: undefined,
-      });
-
-      f.store.reset();
-      const summary = await runTick({
-        flush: f.flushDeps('tick'),
-        concurrency: 1,
-        maxShardsPerTick: 10,
-      });
-      expect(summary.outcomes).toEqual([{ status: 'idle', shard: SHARD }]);
-      expect(totalStoreCalls(f)).toBe(0);
-      expect(await listPendingShards(f.table)).toEqual([]);
-      await expectWalHolds(f.memory, f.table, SHARD, acked);
-    });
   });
 
   describe('crash at any point', () => {
-    // Step 7 on its own (`beforeClearPending`) only tidies a stale marker: see above.
+    // Step 7 on its own (`beforeClearPending`) only tidies a stale marker: pending-marker.test.ts.
     const onTheFlushPath = Object.values(FaultPoint).filter(
       (point) => point !== FaultPoint.beforeClearPending,
     );

@@ -46,6 +46,7 @@ import { FsObjectStore } from '../../lib/store/fs-store.js';
 import { InstrumentedObjectStore } from '../../lib/store/instrumented-store.js';
 import type { ObjectStore } from '../../lib/store/object-store.js';
 import type { StoreOperation } from '../../lib/store/store-operation.js';
+import { ClaimLead } from '../../lib/ticker/claim-lead.js';
 import { flushAndReport, runTick } from '../../lib/ticker/tick.js';
 import { FlushTimeEstimate } from '../../lib/ticker/tick-plan.js';
 import { runTicksUntil } from '../../lib/ticker/ticker.js';
@@ -312,11 +313,13 @@ export async function runWorkload(
   // Ticks: the real loop on the grid, in rounds when export and verify run between them.
   const tickFn = deployment.functions.flushTick;
   const flushTime = new FlushTimeEstimate();
+  // Per run, like the flush time: a process-wide lead would carry one run's ticks into the next.
+  const lead = new ClaimLead();
   let invocation: Context | undefined;
   let invocationStartMs = -1;
-  const tick = async () => {
+  const tick = async (slotMs: number) => {
     // One scheduled invocation per minute (`runScheduledTicks`): its ticks share a Lambda context.
-    const minute = Math.floor(clock.now() / 60_000) * 60_000;
+    const minute = Math.floor(slotMs / 60_000) * 60_000;
     if (minute !== invocationStartMs) {
       invocationStartMs = minute;
       invocation = contextFor(tickFn.memoryMb, tickFn.timeoutSeconds, clock.now, 'tick');
@@ -334,6 +337,16 @@ export async function runWorkload(
           const deps = {
             ...services.tick.tick(context.awsRequestId),
             flushTime,
+            // Ticks claim ahead of their slots as deployed (K1 in `claim-lead.ts`), so the
+            // second listing is counted. The wait for the slot is not slept: the puts due in it
+            // would run inside the tick's meters; they are flushed a tick later instead, which
+            // moves no capacity unit.
+            slot: {
+              atMs: slotMs,
+              intervalMs: workload.intervalMs,
+              lead,
+              sleep: async () => undefined,
+            },
             fanOut: async (shards: string[]) => {
               fannedOut += shards.length;
               workerShards.push(...shards);
@@ -394,6 +407,7 @@ export async function runWorkload(
       now: clock.now,
       sleep: clock.sleep,
       tick,
+      leadMs: () => lead.ms(workload.intervalMs),
     });
     await clock.runUntil(Math.min(untilMs, runEndMs));
     if (!plan.jobs) continue;

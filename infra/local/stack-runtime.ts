@@ -16,6 +16,7 @@
  *    again while that still makes progress (`flushUntilIdle`).
  */
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { flushUntilIdle } from '../../lib/local/final-flush.js';
@@ -27,6 +28,7 @@ import { logger, metrics, withLogScope } from '../../lib/observability/telemetry
 import { ENDPOINT_ENV } from '../../lib/runtime/clients.js';
 import { setLocalFlushRequester } from '../../lib/runtime/flush-requests.js';
 import { serviceFromEnv } from '../../lib/runtime/service.js';
+import { claimLeadMs } from '../../lib/ticker/claim-lead.js';
 import { mapWithConcurrency } from '../../lib/ticker/concurrency.js';
 import { flushAndReport, runTick } from '../../lib/ticker/tick.js';
 import { fixedFlushConcurrency } from '../../lib/ticker/tick-plan.js';
@@ -111,12 +113,17 @@ export async function startStackRuntime(input: RuntimeInput): Promise<StackRunti
   const service = serviceFromEnv();
   const tickDeps = service.tick(`local-stack-${process.pid}-${input.instance}`);
 
+  const intervalMs = input.flushIntervalMs;
   const ticker = new FlushTicker({
-    intervalMs: input.flushIntervalMs,
-    tick: () =>
+    intervalMs,
+    leadMs: () => claimLeadMs(intervalMs),
+    tick: (slotMs) =>
       asTicker(async () => {
         try {
-          await runTick(tickDeps);
+          await runTick({
+            ...tickDeps,
+            slot: { atMs: slotMs, intervalMs, sleep: (ms) => sleep(ms) },
+          });
         } catch (error) {
           // The ticker must outlive a failed tick (an emulator hiccup); the next tick retries.
           logger.error('tick failed; the next tick retries', { error: error as Error });

@@ -112,11 +112,35 @@ export type FlushOutcome =
       more: boolean;
     };
 
+/** A claim held on a shard (steps 1-2), its lease kept alive until `flushHeld` ends. */
+export interface HeldClaim {
+  status: 'claimed';
+  shard: string;
+  epoch: number;
+  /** The shard record as the claim left it. */
+  record: ShardRecord;
+  /** Stops renewing the lease (F4 in `lease-keeper.ts`). */
+  stopKeeper: () => void;
+}
+
 /** Runs the flush protocol once for `shard`. */
 export async function flushShard(deps: FlushDeps, shard: string): Promise<FlushOutcome> {
-  const { table } = deps;
+  const held = await claimShard(deps, shard);
+  return held.status === 'claimed' ? flushHeld(deps, held) : held;
+}
 
-  // 1-2. Claim, reading the record in the same update.
+/**
+ * Steps 1-2: claims `shard`, reading the record in the same update, and
+ * starts renewing the lease. A refused claim is the flush's outcome. A tick
+ * may claim ahead of its grid slot and run `flushHeld` at the slot
+ * (K1 in `lib/ticker/claim-lead.ts`): step 3 resolves as the batches stand
+ * then, not as the claim saw them.
+ */
+export async function claimShard(
+  deps: FlushDeps,
+  shard: string,
+): Promise<HeldClaim | FlushOutcome> {
+  const { table } = deps;
   const claim = await claimFlush(table, shard, deps.owner, deps.now(), deps.leaseMs);
   if (!claim) return refused(table, shard);
   const { epoch, record } = claim;
@@ -129,10 +153,15 @@ export async function flushShard(deps: FlushDeps, shard: string): Promise<FlushO
     now: deps.now,
     timers: deps.timers,
   });
+  return { status: 'claimed', shard, epoch, record, stopKeeper: () => keeper.stop() };
+}
+
+/** Steps 3-7 under `held`; the lease keeper stops when they end. */
+export async function flushHeld(deps: FlushDeps, held: HeldClaim): Promise<FlushOutcome> {
   try {
-    return await flushClaimed(deps, shard, epoch, record);
+    return await flushClaimed(deps, held.shard, held.epoch, held.record);
   } finally {
-    keeper.stop();
+    held.stopKeeper();
   }
 }
 

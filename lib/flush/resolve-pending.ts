@@ -1,7 +1,12 @@
 /**
  * Step 3 of the flush protocol: resolve the oldest pending batches at the
  * moment the flush is handled: `durableSeq+1` upward, contiguous, up to the
- * size cap, sealing gaps that stayed empty past the timeout.
+ * size cap, sealing gaps that stayed empty past the timeout. That includes
+ * batches allocated after the claim read the record (a tick claims ahead of
+ * its slot and resolves at it): seqs are allocated in order and batch items
+ * are immutable, so a contiguous run past the claim's `nextSeq` is as much the
+ * oldest pending data as the run before it. Only seqs the claim saw allocated
+ * are ever sealed.
  *
  * A gap is a seq that was allocated (seq < nextSeq) but whose batch is not
  * written. Its allocation time is bounded above by the write time of any later
@@ -39,8 +44,15 @@ export interface Resolved {
 export async function resolveOldestPending(table: Table, input: ResolveInput): Promise<Resolved> {
   const { record, maxBytes, gapSealMs, nowMs } = input;
   const fromSeq = record.durableSeq + 1;
+  // Allocated as the record stood at the claim: a gap up to here may be sealed.
   const toSeq = record.nextSeq - 1;
-  const found = await readBatches(table, { shard: record.shard, fromSeq, toSeq, maxBytes });
+  // Batches allocated since are read too: the newest a flush can take.
+  const found = await readBatches(table, {
+    shard: record.shard,
+    fromSeq,
+    toSeq: Number.MAX_SAFE_INTEGER,
+    maxBytes,
+  });
   const resolved: Resolved = { batches: [], sealed: [], waitingOnSeq: undefined, fenced: false };
   let bytes = 0;
   let expected = fromSeq;
@@ -79,6 +91,16 @@ export async function resolveOldestPending(table: Table, input: ResolveInput): P
     resolved.batches.push(settled);
     bytes += settled.bytes;
     expected++;
+  }
+  // Batches allocated after the claim, while contiguous. A missing one ends the run unsealed:
+  // the next flush, whose claim sees it allocated, judges its age.
+  if (expected > toSeq && resolved.waitingOnSeq === undefined && !resolved.fenced) {
+    for (let next = found[index]; next?.seq === expected && bytes < maxBytes; next = found[index]) {
+      resolved.batches.push(next);
+      bytes += next.bytes;
+      index++;
+      expected++;
+    }
   }
   return resolved;
 }

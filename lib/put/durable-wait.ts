@@ -12,12 +12,15 @@
  *     grid tick plus the commit delay. Only a flush between ticks (a size
  *     trigger, an off-grid schedule) can commit it sooner: `maxPollMs` bounds
  *     how long such a commit goes unseen.
- * W1'. A tick resolves its batches a few requests after it fires, so a batch
- *     written just after a grid tick, before that tick's commit moment, is
- *     often in its flush: such an allocation is read first at that moment
- *     (an interval sooner). A miss there only means the tick resolved before
- *     the batch landed: it goes straight to the next commit moment, without
- *     the re-reads of W3, and teaches the delay nothing (W4).
+ * W1'. A tick that could not claim ahead of its slot (the first of an
+ *     invocation, a whole-minute schedule, an idle process: K5 in
+ *     `lib/ticker/claim-lead.ts`) resolves its batches a listing and a claim
+ *     after the slot, so a batch written just after a grid tick, before that
+ *     tick's commit moment, may be in its flush: such an allocation is read
+ *     first at that moment (an interval sooner). A miss there only means the
+ *     tick resolved before the batch landed: it goes straight to the next
+ *     commit moment, without the re-reads of W3, and teaches the delay
+ *     nothing (W4).
  * W2. A repeat (no allocation of its own) reads at once: its batch may have
  *     been durable for long.
  * W3. A miss at a commit moment (the tick ran long) is re-read after half a

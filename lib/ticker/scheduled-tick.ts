@@ -25,6 +25,7 @@ import { InvalidInputError } from '../errors.js';
 import { Metric } from '../observability/metric-names.js';
 import { logger, metrics } from '../observability/telemetry.js';
 import type { Service } from '../runtime/service.js';
+import { claimLeadMs } from './claim-lead.js';
 import { gridFloor } from './grid.js';
 import { MINUTE_MS, planSchedule } from './schedule-plan.js';
 import { runTick } from './tick.js';
@@ -88,8 +89,10 @@ export async function runScheduledTicks(
     });
   }
   const deps = service.tick(context.awsRequestId);
-  const tick = async () => {
-    const summary = await runTick(deps);
+  // Sub-minute ticks claim ahead of their slots (K1 in `claim-lead.ts`).
+  const tick = async (slotMs?: number) => {
+    const slot = slotMs === undefined ? undefined : { atMs: slotMs, intervalMs, sleep };
+    const summary = await runTick({ ...deps, slot });
     logger.info('tick', {
       activeShards: summary.activeShards,
       fannedOut: summary.fannedOut,
@@ -116,6 +119,7 @@ export async function runScheduledTicks(
       now: Date.now,
       sleep: (ms) => sleep(ms),
       tick,
+      leadMs: () => claimLeadMs(intervalMs),
     });
   }
   if (ticks === 0) {

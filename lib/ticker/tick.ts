@@ -12,6 +12,7 @@ import { reportFlush, reportFlushError } from '../flush/report.js';
 import { listPendingShards } from '../memtable/pending-index.js';
 import { Metric } from '../observability/metric-names.js';
 import { logger, metrics } from '../observability/telemetry.js';
+import { claimAhead, processClaimLead, type TickSlot } from './claim-lead.js';
 import { mapWithConcurrency } from './concurrency.js';
 import { oldestAgeMs, pendingAgeAfter, SETTLED } from './pending-age.js';
 import { FlushTimeEstimate, planTick, TICK_SIZING, type TickPlan } from './tick-plan.js';
@@ -29,6 +30,8 @@ export interface TickDeps {
   fanOut?: (shards: string[]) => Promise<void>;
   /** Flush time learned across ticks; one per process by default. */
   flushTime?: FlushTimeEstimate;
+  /** The grid slot this tick stands for: given, the tick claims ahead of it (K1 in `claim-lead.ts`). */
+  slot?: TickSlot | undefined;
 }
 
 /** Summary of one tick. */
@@ -68,18 +71,34 @@ export async function flushAndReport(
 /** Runs one tick. */
 export async function runTick(deps: TickDeps): Promise<TickSummary> {
   const { now, table } = deps.flush;
-  const started = now();
-  const shards = await listPendingShards(table);
   const flushTime = deps.flushTime ?? processFlushTime;
-  const plan = planTick({
-    activeShards: shards.length,
-    intervalMs: deps.intervalMs,
-    flushMs: flushTime.ms,
-    canFanOut: deps.fanOut !== undefined,
-    maxWalObjectBytes: deps.flush.maxWalObjectBytes,
-    concurrency: deps.concurrency,
-    maxShardsPerTick: deps.maxShardsPerTick,
-  });
+  const planFor = (activeShards: number) =>
+    planTick({
+      activeShards,
+      intervalMs: deps.intervalMs,
+      flushMs: flushTime.ms,
+      canFanOut: deps.fanOut !== undefined,
+      maxWalObjectBytes: deps.flush.maxWalObjectBytes,
+      concurrency: deps.concurrency,
+      maxShardsPerTick: deps.maxShardsPerTick,
+    });
+  const { slot } = deps;
+  const lead = slot?.lead ?? processClaimLead;
+  const early = slot !== undefined && now() < slot.atMs;
+  // K1: ahead of its slot, a busy tick claims its first wave and resolves at the slot (K5).
+  const ahead =
+    slot && early && lead.busy
+      ? await claimAhead(deps.flush, slot, (listed) => {
+          const first = planFor(listed);
+          return { wave: Math.min(first.here, first.concurrency), flushBytes: first.flushBytes };
+        })
+      : undefined;
+  if (slot && early && !ahead) await slot.sleep(slot.atMs - now());
+  // The tick's time runs from its slot, or from its start when it starts late.
+  const started = slot && early ? slot.atMs : now();
+  const shards = ahead ? ahead.shards : await listPendingShards(table);
+  lead.sawShards(shards.length);
+  const plan = planFor(shards.length);
   const here = shards.slice(0, plan.here);
   const elsewhere = shards.slice(plan.here);
   const flushDeps = { ...deps.flush, maxWalObjectBytes: plan.flushBytes };
@@ -100,9 +119,10 @@ export async function runTick(deps: TickDeps): Promise<TickSummary> {
         return HANDED_OFF;
       }
       begun++;
+      const early = ahead?.flushes.get(shard);
       const flushStarted = now();
-      const outcome = await flushAndReport(flushDeps, shard);
-      flushTimes.push(now() - flushStarted);
+      const outcome = early ? await early.outcome : await flushAndReport(flushDeps, shard);
+      flushTimes.push(early ? await early.flushMs : now() - flushStarted);
       if (outcome?.status === 'flushed') ages.push(outcome.lagMs);
       return outcome;
     }),

@@ -14,6 +14,8 @@
  * T4. Only one tick or request batch runs at a time.
  * T5. `stop()` lets the running work finish, then runs a final tick and the
  *     queued requests, so nothing acked is left buffered.
+ * T6. A tick may start `leadMs()` before its slot, to claim ahead of it
+ *     (K1 in `claim-lead.ts`); it still stands for that slot.
  * A tick that throws is reported to `onError` and the loop goes on: a failed
  * tick is retried by the next one, never an unhandled rejection.
  */
@@ -21,13 +23,15 @@
 import { SETTINGS } from '../config.js';
 import { ConfigError, UnavailableError } from '../errors.js';
 import { logger } from '../observability/telemetry.js';
-import { gridCeil, nextGridTick, nextTickAt, slotOf } from './grid.js';
+import { gridCeil, gridFloor, nextGridTick, nextTickAt, slotOf } from './grid.js';
 
 /** What the ticker drives. */
 export interface TickerOptions {
   intervalMs: number;
-  /** One tick over every active shard. */
-  tick: () => Promise<void>;
+  /** One tick over every active shard, standing for the grid slot `slotMs`. */
+  tick: (slotMs: number) => Promise<void>;
+  /** How long before its slot a tick starts (K1 in `claim-lead.ts`); 0 by default. */
+  leadMs?: () => number;
   /** Flush the given shards now (requests). */
   flushShards: (shards: string[]) => Promise<void>;
   now?: () => number;
@@ -96,7 +100,8 @@ export class FlushTicker {
     await this.#running;
     await this.#drainRequests();
     try {
-      await this.#options.tick(); // the final tick's failure is the caller's to see
+      // The final tick's failure is the caller's to see.
+      await this.#options.tick(gridFloor(this.#now(), this.#options.intervalMs));
     } finally {
       await this.#drainRequests();
       this.#finished = true;
@@ -109,7 +114,7 @@ export class FlushTicker {
     const delay =
       this.#requests.size > 0
         ? 0
-        : Math.min(MAX_TIMER_MS, Math.max(0, this.#nextTickAt - this.#now()));
+        : Math.min(MAX_TIMER_MS, Math.max(0, this.#startAt() - this.#now()));
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#running = this.#wake().finally(() => {
@@ -124,10 +129,10 @@ export class FlushTicker {
     // Loops while the next tick is already due (T2: it fires as soon as the last ends).
     for (;;) {
       await this.#drainRequests();
-      if (this.#stopped || this.#now() < this.#nextTickAt) return;
+      if (this.#stopped || this.#now() < this.#startAt()) return;
       const slot = slotOf(this.#dueSlot, this.#now(), intervalMs);
       try {
-        await this.#options.tick();
+        await this.#options.tick(slot);
       } catch (error) {
         (this.#options.onError ?? reportTickError)(error);
       } finally {
@@ -136,6 +141,12 @@ export class FlushTicker {
         this.#nextTickAt = next.atMs;
       }
     }
+  }
+
+  /** When the next tick starts: its time, less the lead (T6), never before the last tick ended. */
+  #startAt(): number {
+    const lead = this.#options.leadMs?.() ?? 0;
+    return this.#nextTickAt > this.#dueSlot ? this.#nextTickAt : this.#dueSlot - lead;
   }
 
   async #drainRequests(): Promise<void> {
@@ -164,7 +175,10 @@ export interface TickLoopOptions {
   untilMs: number;
   /** No tick starts at or after this (the invocation's own deadline, less a tick's reserve). */
   deadlineMs: number;
-  tick: () => Promise<void>;
+  /** One tick, standing for the grid slot `slotMs`. */
+  tick: (slotMs: number) => Promise<void>;
+  /** How long before its slot a tick starts (T6); 0 by default. */
+  leadMs?: () => number;
   now: () => number;
   sleep: (ms: number) => Promise<void>;
 }
@@ -182,12 +196,12 @@ export async function runTicksUntil(options: TickLoopOptions): Promise<number> {
   let due = gridCeil(options.fromMs, intervalMs);
   let ticks = 0;
   while (due < untilMs) {
-    const wait = due - options.now();
+    const wait = due - (options.leadMs?.() ?? 0) - options.now();
     if (wait > 0) await options.sleep(wait);
     const startedAt = options.now();
     if (startedAt >= stopAt) break;
     const slot = slotOf(due, startedAt, intervalMs);
-    await options.tick();
+    await options.tick(slot);
     ticks++;
     due = nextTickAt(slot, options.now(), intervalMs).slotMs;
   }

@@ -1,7 +1,7 @@
 import type { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { GapSealedError } from '../../lib/errors.js';
-import { flushShard } from '../../lib/flush/flush-shard.js';
+import { claimShard, flushHeld, flushShard } from '../../lib/flush/flush-shard.js';
 import { allocateSeq } from '../../lib/memtable/allocate.js';
 import { encodeBatchRows } from '../../lib/memtable/batch-codec.js';
 import { writeBatch } from '../../lib/memtable/batches.js';
@@ -185,6 +185,51 @@ describe('flushShard', () => {
       expect(outcomes.flatMap((o) => (o.status === 'flushed' ? o.sealed : []))).toEqual(gaps);
       const objects = await expectWalHolds(f.memory, f.table, SHARD, acked);
       expect(objects.flatMap((o) => o.header.voidSeqs)).toEqual(gaps);
+    });
+  });
+});
+
+describe('flushHeld', () => {
+  describe('after puts that allocated since the claim read the record', () => {
+    it('takes their batches while contiguous', async () => {
+      const f = await fixture(dynalite(), { gapSealMs: GAP_SEAL_MS });
+      const acked = [await putBatch(f.put, SHARD, [{ i: 1 }])];
+      const held = await claimShard(f.flushDeps('ahead'), SHARD);
+      if (held.status !== 'claimed') throw new Error(`claim refused: ${held.status}`);
+      acked.push(await putBatch(f.put, SHARD, [{ i: 2 }]));
+      acked.push(await putBatch(f.put, SHARD, [{ i: 3 }]));
+      expect(await flushHeld(f.flushDeps('ahead'), held)).toMatchObject({
+        status: 'flushed',
+        firstSeq: 1,
+        lastSeq: 3,
+        more: false,
+      });
+      await expectWalHolds(f.store, f.table, SHARD, acked);
+    });
+
+    it('stops at an unwritten one however old, never sealing a seq the claim did not see allocated', async () => {
+      const f = await fixture(dynalite(), { gapSealMs: GAP_SEAL_MS });
+      const acked = [await putBatch(f.put, SHARD, [{ i: 1 }])];
+      const held = await claimShard(f.flushDeps('ahead'), SHARD);
+      if (held.status !== 'claimed') throw new Error(`claim refused: ${held.status}`);
+      const gap = await allocateOnly(f);
+      acked.push(await putBatch(f.put, SHARD, [{ i: 3 }]));
+      f.clock.advance(GAP_SEAL_MS * 2);
+      expect(await flushHeld(f.flushDeps('ahead'), held)).toMatchObject({
+        status: 'flushed',
+        firstSeq: 1,
+        lastSeq: 1,
+        sealed: [],
+        more: true,
+      });
+      // The next flush sees the seq allocated, and seals it as any old gap.
+      expect(await flushShard(f.flushDeps('next'), SHARD)).toMatchObject({
+        status: 'flushed',
+        firstSeq: gap,
+        lastSeq: 3,
+        sealed: [gap],
+      });
+      await expectWalHolds(f.store, f.table, SHARD, acked);
     });
   });
 });

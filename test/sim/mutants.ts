@@ -53,12 +53,25 @@ export const MUTANTS: Mutant[] = [
     edits: [
       {
         file: 'lib/flush/resolve-pending.ts',
-        find: 'const found = await readBatches(table, { shard: record.shard, fromSeq, toSeq, maxBytes });',
+        find: '  const resolved: Resolved = { batches: [], sealed: [], waitingOnSeq: undefined, fenced: false };',
         replace:
-          'const found = (await readBatches(table, { shard: record.shard, fromSeq, toSeq, maxBytes })).reverse();',
+          '  found.reverse();\n  const resolved: Resolved = { batches: [], sealed: [], waitingOnSeq: undefined, fenced: false };',
       },
     ],
     tests: ['test/flush/order.test.ts'],
+  },
+  {
+    name: 'take-past-a-fresh-gap',
+    breaks:
+      'a flush takes a contiguous run: a seq allocated after the claim and not yet written ends it',
+    edits: [
+      {
+        file: 'lib/flush/resolve-pending.ts',
+        find: 'next?.seq === expected && bytes < maxBytes;',
+        replace: 'next !== undefined && bytes < maxBytes;',
+      },
+    ],
+    tests: ['test/flush/gaps.test.ts'],
   },
   {
     name: 'seal-over-a-batch',

@@ -30,6 +30,7 @@ import { seededRandom } from '../../lib/seeded-random.js';
 import { putMessage } from '../../lib/sqs/put-messages.js';
 import { FaultyObjectStore } from '../../lib/store/faulty-store.js';
 import { MemoryObjectStore } from '../../lib/store/memory-store.js';
+import { ClaimLead } from '../../lib/ticker/claim-lead.js';
 import { runTick } from '../../lib/ticker/tick.js';
 import { FlushTimeEstimate } from '../../lib/ticker/tick-plan.js';
 import { FaultyDynamoClient } from '../support/sim-dynamodb/faulty-dynamo-client.js';
@@ -194,11 +195,29 @@ export async function runSchedule(
     now: world.clock,
     walRetentionMs: config.walRetentionMs,
   };
+  // Its own stream, so the draws of a schedule without it stay what they were.
+  const slotRandom = seededRandom(params.seed ^ 0x61c88647);
+  const claimLead = new ClaimLead();
   const tick = () => {
     const owner = `tick-${++owners}`;
-    background(owner, 'tick', () =>
-      runTick({ flush: flushDeps(owner), concurrency: 1, maxShardsPerTick: 1_000, flushTime }),
-    );
+    background(owner, 'tick', () => {
+      // K1: claim now, resolve at a slot up to 60 ms on (the lead a real ticker learns).
+      const slot = params.claimAhead
+        ? {
+            atMs: world.clock() + Math.floor(slotRandom() * 60),
+            intervalMs: 250,
+            sleep: world.sleep,
+            lead: claimLead,
+          }
+        : undefined;
+      return runTick({
+        flush: flushDeps(owner),
+        concurrency: params.claimAhead ? 2 : 1,
+        maxShardsPerTick: 1_000,
+        flushTime,
+        slot,
+      });
+    });
   };
 
   // The producers.

@@ -21,6 +21,7 @@ function smaller(params: ScheduleParams): ScheduleParams[] {
     if (params[field]) out.push({ ...params, [field]: false });
   }
   if (params.spillBytes !== undefined) out.push({ ...params, spillBytes: undefined });
+  if (params.claimAhead) out.push({ ...params, claimAhead: false });
   if (params.spanMs > 1_000) out.push({ ...params, spanMs: halve(params.spanMs) });
   return out;
 }

@@ -45,6 +45,8 @@ export interface ScheduleParams {
   storeFaults: boolean;
   /** Compressed batch bytes above which payloads spill to the object store; undefined: never. */
   spillBytes: number | undefined;
+  /** Ticks claim ahead of a slot and resolve at it (K1 in `lib/ticker/claim-lead.ts`). */
+  claimAhead: boolean;
 }
 
 /** Draws a schedule's parameters from its seed. */
@@ -65,6 +67,7 @@ export function paramsFor(seed: number): ScheduleParams {
     storeFaults: random() < 0.7,
     // Drawn last, so the fields above stay what they were for every seed.
     spillBytes: random() < 0.5 ? undefined : random() < 0.5 ? 0 : 60,
+    claimAhead: random() < 0.5,
   };
 }
 

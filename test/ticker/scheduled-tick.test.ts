@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { validateSettings } from '../../lib/config.js';
 import { InvalidInputError } from '../../lib/errors.js';
 import type { Service } from '../../lib/runtime/service.js';
+import { claimLeadMs } from '../../lib/ticker/claim-lead.js';
 import {
   runScheduledTicks,
   TICKER_SCHEDULED_TIME_FIELD,
@@ -52,8 +53,11 @@ async function invoke(
   const startAt = options.startAt ?? 0;
   vi.setSystemTime(startAt);
   const starts: number[] = [];
-  vi.mocked(runTick).mockImplementation(async () => {
-    starts.push(Date.now());
+  const began: number[] = [];
+  vi.mocked(runTick).mockImplementation(async (deps) => {
+    // The slot a tick stands for; a tick that claims ahead begins before it (K1).
+    starts.push(deps.slot?.atMs ?? Date.now());
+    began.push(Date.now());
     if (options.tickMs) await new Promise((resolve) => setTimeout(resolve, options.tickMs));
     return {
       activeShards: 0,
@@ -72,7 +76,7 @@ async function invoke(
   );
   await vi.advanceTimersByTimeAsync(15 * MINUTE);
   const result = await running;
-  return { ...result, starts };
+  return { ...result, starts, began };
 }
 
 describe('runScheduledTicks', () => {
@@ -90,6 +94,14 @@ describe('runScheduledTicks', () => {
     expect(starts).toEqual([0, 10_000, 20_000, 30_000, 40_000, 50_000]);
   });
 
+  it('starts each sub-minute tick its claim lead before its slot, standing for the slot', async () => {
+    const { starts, began } = await invoke(10_000);
+    const lead = claimLeadMs(10_000);
+    expect(lead).toBeGreaterThan(0);
+    // The first slot is the invocation's own start: no time to lead it.
+    expect(began).toEqual(starts.map((slot, i) => (i === 0 ? slot : slot - lead)));
+  });
+
   it('keeps slow ticks on the grid while they fit the interval', async () => {
     const { ticks, starts } = await invoke(10_000, { tickMs: 3_000 });
     expect(starts).toEqual([0, 10_000, 20_000, 30_000, 40_000, 50_000]);
@@ -97,8 +109,9 @@ describe('runScheduledTicks', () => {
   });
 
   it('ticks at once for the slot a late invocation missed, then on the grid, never past its minute', async () => {
-    const { starts } = await invoke(10_000, { startAt: 23_456 });
-    expect(starts).toEqual([23_456, 30_000, 40_000, 50_000]);
+    const { starts, began } = await invoke(10_000, { startAt: 23_456 });
+    expect(starts).toEqual([20_000, 30_000, 40_000, 50_000]);
+    expect(began[0]).toBe(23_456);
   });
 
   it('runs nothing when it arrives after its minute (a late retry never runs beside the next one)', async () => {
@@ -128,8 +141,9 @@ describe('runScheduledTicks', () => {
 
   it('ticks the rest of the current minute for an event without a scheduled time', async () => {
     const event = loadEvent<{ time: string }>(EventFile.scheduledTick);
-    const { starts } = await invoke(20_000, { event, startAt: 5 * MINUTE + 25_000 });
-    expect(starts).toEqual([5 * MINUTE + 25_000, 5 * MINUTE + 40_000]);
+    const { starts, began } = await invoke(20_000, { event, startAt: 5 * MINUTE + 25_000 });
+    expect(starts).toEqual([5 * MINUTE + 20_000, 5 * MINUTE + 40_000]);
+    expect(began[0]).toBe(5 * MINUTE + 25_000);
   });
 
   it('does nothing with the ticker off', async () => {

@@ -95,6 +95,41 @@ describe('FlushTicker', () => {
     });
   });
 
+  describe('lead (T6)', () => {
+    /** A ticker leading its slots by `leadMs`, recording `start→slot` of each tick. */
+    function leadingTicker(leadMs: number, tickMs: (index: number) => number = () => 0) {
+      const ticks: string[] = [];
+      const ticker = new FlushTicker({
+        intervalMs: INTERVAL,
+        leadMs: () => leadMs,
+        tick: async (slotMs) => {
+          const index = ticks.push(`${Date.now()}→${slotMs}`) - 1;
+          const ms = tickMs(index);
+          if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+        },
+        flushShards: async () => undefined,
+      });
+      return { ticker, ticks };
+    }
+
+    it('starts each tick its lead before its slot and hands it the slot', async () => {
+      const { ticker, ticks } = leadingTicker(30);
+      ticker.start();
+      await vi.advanceTimersByTimeAsync(3 * INTERVAL);
+      expect(ticks).toEqual(['970→1000', '1970→2000', '2970→3000']);
+      await stopNow(ticker);
+    });
+
+    it('after an overrun, starts as soon as the tick ends, for the latest slot it passed (T2)', async () => {
+      const { ticker, ticks } = leadingTicker(30, (i) => (i === 0 ? 1_500 : 0));
+      ticker.start();
+      await vi.advanceTimersByTimeAsync(4 * INTERVAL);
+      // Tick 1 runs 970-2470: the next starts at once for slot 2000, then the grid resumes.
+      expect(ticks).toEqual(['970→1000', '2470→2000', '2970→3000', '3970→4000']);
+      await stopNow(ticker);
+    });
+  });
+
   describe('delay, not burst (T2)', () => {
     it('fires once as soon as a 3.5-interval tick ends, then returns to the grid', async () => {
       const { ticker, tickStarts } = recordingTicker({
@@ -347,6 +382,27 @@ describe('runTicksUntil', () => {
     expect(ticks).toBe(6);
     expect(loop.starts).toEqual([0, 10_000, 20_000, 30_000, 40_000, 50_000]);
     expect(loop.sleeps).toEqual([9_000, 9_000, 9_000, 9_000, 9_000]);
+  });
+
+  it('starts each tick its lead before its slot, standing for the slot (T6)', async () => {
+    const loop = fakeLoop(() => 1_000);
+    const slots: number[] = [];
+    const ticks = await runTicksUntil({
+      intervalMs: 10_000,
+      fromMs: 0,
+      untilMs: 40_000,
+      deadlineMs: Number.MAX_SAFE_INTEGER,
+      ...loop,
+      tick: async (slotMs) => {
+        slots.push(slotMs);
+        await loop.tick();
+      },
+      leadMs: () => 30,
+    });
+    expect(ticks).toBe(4);
+    // The first slot is the window's start: the loop begins there, with no time to lead it.
+    expect(loop.starts).toEqual([0, 9_970, 19_970, 29_970]);
+    expect(slots).toEqual([0, 10_000, 20_000, 30_000]);
   });
 
   it('starts no tick at or after the deadline', async () => {

@@ -51,7 +51,6 @@ const DURABLE_INTERVALS_MS = [100, 250, 1_000];
 const DURABLE_RUNS = 3;
 const DURABLE_PUTS = Number(process.env.BENCH_DURABLE_PUTS ?? 200);
 const DURABLE_CLIENTS = Number(process.env.BENCH_DURABLE_CLIENTS ?? 8);
-const WARMUP_PUTS = 50;
 const COMMIT_DELAY_MS = Number(process.env.BENCH_COMMIT_DELAY_MS ?? 40);
 const ONLY_DURABLE = process.env.BENCH_ONLY === 'durable';
 
@@ -82,7 +81,7 @@ async function main() {
     }
     // One unmeasured run first: the measured ones start with warm code and learned delays,
     // whether or not the put-path runs came before.
-    await durableOnce(DURABLE_INTERVALS_MS[0]!, -1, dir, dynalite.endpoint, WARMUP_PUTS);
+    await durableOnce(DURABLE_INTERVALS_MS[0]!, -1, dir, dynalite.endpoint);
     for (const intervalMs of DURABLE_INTERVALS_MS) {
       for (let run = 0; run < DURABLE_RUNS; run++) {
         durable.push(await durableOnce(intervalMs, run, dir, dynalite.endpoint));
@@ -137,7 +136,7 @@ async function runOnce(
   const random = seededRandom(SEED + concurrency);
   // A durable put waits for a tick, so one client does about one put per interval.
   const puts = mode === 'durable' ? Math.min(PUTS, 50 * concurrency) : PUTS;
-  const jobs = workload(random, puts, ROWS, SHARDS);
+  const jobs = workload(random, DURABLE_PUTS, ROWS, SHARDS);
   const latenciesMs: number[] = [];
   let next = 0;
   const started = performance.now();
@@ -235,7 +234,6 @@ async function durableOnce(
   run: number,
   dir: string,
   endpoint: string,
-  puts = DURABLE_PUTS,
 ): Promise<DurableRun> {
   const tableName = `bench-grid-${intervalMs}-${run < 0 ? 'warmup' : run}`;
   const putClient = countRequests(endpoint);
@@ -267,7 +265,7 @@ async function durableOnce(
   });
   ticker.start();
   const random = seededRandom(SEED + intervalMs * 10 + run);
-  const jobs = workload(random, puts, ROWS, SHARDS);
+  const jobs = workload(random, DURABLE_PUTS, ROWS, SHARDS);
   const phasesMs = stratifiedPhases(random, jobs.length, intervalMs);
   const latenciesMs: number[] = [];
   let notDurable = 0;
@@ -325,7 +323,7 @@ function printDurable(runs: DurableRun[]) {
   console.log(
     `\ndurable puts on the tick grid: ${DURABLE_PUTS} puts × ${ROWS} rows per run over ${SHARDS} shards, ` +
       `${DURABLE_CLIENTS} clients, arrivals at evenly spread grid phases, waiter reads ${COMMIT_DELAY_MS} ms after each tick; ` +
-      `median of ${DURABLE_RUNS} runs after an unmeasured one of ${WARMUP_PUTS} puts, seed ${SEED}`,
+      `median of ${DURABLE_RUNS} runs after an unmeasured one, seed ${SEED}`,
   );
   const rows = DURABLE_INTERVALS_MS.map((intervalMs) => {
     const mine = runs.filter((r) => r.intervalMs === intervalMs);

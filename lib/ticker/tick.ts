@@ -84,18 +84,18 @@ export async function runTick(deps: TickDeps): Promise<TickSummary> {
     });
   const { slot } = deps;
   const lead = slot?.lead ?? processClaimLead;
-  const early = slot !== undefined && now() < slot.atMs;
+  const beforeSlot = slot !== undefined && now() < slot.atMs;
   // K1: ahead of its slot, a busy tick claims its first wave and resolves at the slot (K5).
   const ahead =
-    slot && early && lead.busy
+    slot && beforeSlot && lead.busy
       ? await claimAhead(deps.flush, slot, (listed) => {
           const first = planFor(listed);
           return { wave: Math.min(first.here, first.concurrency), flushBytes: first.flushBytes };
         })
       : undefined;
-  if (slot && early && !ahead) await slot.sleep(slot.atMs - now());
+  if (slot && beforeSlot && !ahead) await slot.sleep(slot.atMs - now());
   // The tick's time runs from its slot, or from its start when it starts late.
-  const started = slot && early ? slot.atMs : now();
+  const started = slot && beforeSlot ? slot.atMs : now();
   const shards = ahead ? ahead.shards : await listPendingShards(table);
   lead.sawShards(shards.length);
   const plan = planFor(shards.length);

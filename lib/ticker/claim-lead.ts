@@ -2,7 +2,7 @@
  * Claims lead the slot: a tick lists its shards and claims its first wave a
  * little before its grid slot, and resolves their batches at the slot, so a
  * durable put's commit lands one resolve, one S3 PUT and one commit after
- * the slot instead of a listing and a claim later.
+ * the slot instead of a listing and a claim later as well.
  *
  * K1. A tick for slot T starts `lead` before T: it lists the pending shards
  *     and claims the first wave (as many as it flushes at once). At T each
@@ -11,8 +11,9 @@
  *     before T, so "the oldest pending batches at the tick" keeps its meaning.
  * K2. At T the tick lists again. A shard that turned pending during the
  *     lead, or whose early claim was refused or found nothing to flush (that
- *     claim is released first), is claimed at T like any other. A failed second listing costs those shards one tick, never
- *     the shards already claimed.
+ *     claim is released first), is claimed at T like any other. A failed
+ *     second listing costs those shards one tick, never the shards already
+ *     claimed.
  * K3. A claim held through the lead is an ordinary claim: its keeper renews
  *     the lease (F4) and its commit is fenced by its epoch (F3). A flush
  *     request for that shard meanwhile finds it busy; the tick flushes it at T.

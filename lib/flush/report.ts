@@ -52,3 +52,31 @@ export function reportFlushError(shard: string, error: unknown): void {
   logger.error('flush failed; the next tick retries', { shard, error: error as Error });
   metrics.addMetric(Metric.flushErrors, MetricUnit.Count, 1);
 }
+
+/** A flush's outcome (undefined: it threw, and was reported) and its wall time. */
+export interface TimedOutcome {
+  outcome: FlushOutcome | undefined;
+  ms: number;
+}
+
+/**
+ * Runs `work` (a whole flush, or the steps after a claim that took `priorMs`),
+ * reporting its outcome with its wall time; never throws.
+ */
+export async function runReported(
+  shard: string,
+  now: () => number,
+  work: () => Promise<FlushOutcome>,
+  priorMs = 0,
+): Promise<TimedOutcome> {
+  const started = now();
+  try {
+    const outcome = await work();
+    const ms = priorMs + now() - started;
+    reportFlush(outcome, ms);
+    return { outcome, ms };
+  } catch (error) {
+    reportFlushError(shard, error);
+    return { outcome: undefined, ms: priorMs + now() - started };
+  }
+}

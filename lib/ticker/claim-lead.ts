@@ -33,7 +33,7 @@ import {
   flushHeld,
   type HeldClaim,
 } from '../flush/flush-shard.js';
-import { reportFlush, reportFlushError } from '../flush/report.js';
+import { reportFlush, reportFlushError, runReported, type TimedOutcome } from '../flush/report.js';
 import { listPendingShards } from '../memtable/pending-index.js';
 import { hasPendingBatches } from '../memtable/shard-record.js';
 import { logger } from '../observability/telemetry.js';
@@ -101,18 +101,12 @@ export interface TickSlot {
   lead?: ClaimLead;
 }
 
-/** A flush begun by the early wave: its outcome (undefined: it failed, reported) and its time. */
-export interface EarlyFlush {
-  outcome: Promise<FlushOutcome | undefined>;
-  /** Wall time of the claim plus of steps 3-7 after the slot, once ended. */
-  flushMs: Promise<number>;
-}
-
 /** What `claimAhead` leaves the tick: every shard to handle, and the flushes already begun. */
 export interface AheadOfSlot {
   /** The first listing's shards, then those the second one added. */
   shards: string[];
-  flushes: Map<string, EarlyFlush>;
+  /** Outcomes begun or settled before the tick's own flushes; a claim's time counts in. */
+  flushes: Map<string, Promise<TimedOutcome>>;
 }
 
 /** The first wave of a tick that listed `listed` shards, and its flushes' byte cap (P1, P3). */
@@ -133,26 +127,23 @@ export async function claimAhead(
   const wave = listed.slice(0, first.wave);
   const claims = await Promise.all(wave.map((shard) => claimTimed(deps, shard)));
   (slot.lead ?? processClaimLead).observe(deps.now(), slot.atMs, slot.intervalMs);
-  const wait = slot.atMs - deps.now();
-  if (wait > 0) await slot.sleep(wait);
-  const flushes = new Map<string, EarlyFlush>();
-  const unsettled: Array<{ shard: string; flush: EarlyFlush }> = [];
-  for (const [i, claim] of claims.entries()) {
+  await sleepUntil(slot, deps.now);
+  const flushes = new Map<string, Promise<TimedOutcome>>();
+  const unsettled: Array<{ shard: string; flush: Promise<TimedOutcome> }> = [];
+  for (const [i, { held, claimMs }] of claims.entries()) {
     const shard = wave[i]!;
-    const { held, claimMs } = claim;
-    if (held?.status === 'claimed' && hasPendingBatches(held.record)) {
-      flushes.set(shard, flushTimed(deps, held, claimMs));
-    } else if (held?.status === 'claimed') {
-      // Nothing pending when claimed: release it now, so a put since can be flushed (K2).
-      unsettled.push({ shard, flush: flushTimed(deps, held, claimMs) });
+    if (held?.status === 'claimed') {
+      const flush = runReported(shard, deps.now, () => flushHeld(deps, held), claimMs);
+      // Nothing pending when claimed: it releases at once, so a put since can be flushed (K2).
+      if (hasPendingBatches(held.record)) flushes.set(shard, flush);
+      else unsettled.push({ shard, flush });
     } else {
-      // Refused or failed.
+      // Refused or failed (a failure was reported by the claim).
       if (held) reportFlush(held, claimMs);
-      const flush = { outcome: Promise.resolve(held), flushMs: Promise.resolve(claimMs) };
-      unsettled.push({ shard, flush });
+      unsettled.push({ shard, flush: Promise.resolve({ outcome: held, ms: claimMs }) });
     }
   }
-  await Promise.all(unsettled.map(({ flush }) => flush.outcome));
+  await Promise.all(unsettled.map(({ flush }) => flush));
   const again = await listPendingShards(deps.table).catch((error: unknown) => {
     logger.warn('second listing of the tick failed; shards that turned pending wait a tick', {
       error: error as Error,
@@ -181,17 +172,8 @@ async function claimTimed(
   }
 }
 
-function flushTimed(deps: FlushDeps, held: HeldClaim, claimMs: number): EarlyFlush {
-  const resumed = deps.now();
-  const outcome = flushHeld(deps, held).then(
-    (result) => {
-      reportFlush(result, claimMs + deps.now() - resumed);
-      return result;
-    },
-    (error: unknown) => {
-      reportFlushError(held.shard, error);
-      return undefined;
-    },
-  );
-  return { outcome, flushMs: outcome.then(() => claimMs + deps.now() - resumed) };
+/** Sleeps until `slot`, if it is still ahead. */
+export async function sleepUntil(slot: TickSlot, now: () => number): Promise<void> {
+  const wait = slot.atMs - now();
+  if (wait > 0) await slot.sleep(wait);
 }

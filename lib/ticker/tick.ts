@@ -8,11 +8,11 @@
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { type FlushDeps, type FlushOutcome, flushShard } from '../flush/flush-shard.js';
-import { reportFlush, reportFlushError } from '../flush/report.js';
+import { runReported, type TimedOutcome } from '../flush/report.js';
 import { listPendingShards } from '../memtable/pending-index.js';
 import { Metric } from '../observability/metric-names.js';
 import { logger, metrics } from '../observability/telemetry.js';
-import { claimAhead, processClaimLead, type TickSlot } from './claim-lead.js';
+import { claimAhead, processClaimLead, sleepUntil, type TickSlot } from './claim-lead.js';
 import { mapWithConcurrency } from './concurrency.js';
 import { oldestAgeMs, pendingAgeAfter, SETTLED } from './pending-age.js';
 import { FlushTimeEstimate, planTick, TICK_SIZING, type TickPlan } from './tick-plan.js';
@@ -52,20 +52,17 @@ const HANDED_OFF = Symbol('handed-off');
 /** Learned across the ticks of one process (warm Lambda invocations included). */
 const processFlushTime = new FlushTimeEstimate();
 
+/** Flushes `shard` once, reporting the outcome and its time; never throws. */
+function flushTimed(deps: FlushDeps, shard: string): Promise<TimedOutcome> {
+  return runReported(shard, deps.now, () => flushShard(deps, shard));
+}
+
 /** Flushes `shard` once, reporting the outcome; never throws. */
 export async function flushAndReport(
   deps: FlushDeps,
   shard: string,
 ): Promise<FlushOutcome | undefined> {
-  const started = deps.now();
-  try {
-    const outcome = await flushShard(deps, shard);
-    reportFlush(outcome, deps.now() - started);
-    return outcome;
-  } catch (error) {
-    reportFlushError(shard, error);
-    return undefined;
-  }
+  return (await flushTimed(deps, shard)).outcome;
 }
 
 /** Runs one tick. */
@@ -82,20 +79,20 @@ export async function runTick(deps: TickDeps): Promise<TickSummary> {
       concurrency: deps.concurrency,
       maxShardsPerTick: deps.maxShardsPerTick,
     });
-  const { slot } = deps;
-  const lead = slot?.lead ?? processClaimLead;
-  const beforeSlot = slot !== undefined && now() < slot.atMs;
+  const lead = deps.slot?.lead ?? processClaimLead;
+  // The slot, while it is still ahead of this tick.
+  const slot = deps.slot && now() < deps.slot.atMs ? deps.slot : undefined;
   // K1: ahead of its slot, a busy tick claims its first wave and resolves at the slot (K5).
   const ahead =
-    slot && beforeSlot && lead.busy
+    slot && lead.busy
       ? await claimAhead(deps.flush, slot, (listed) => {
           const first = planFor(listed);
           return { wave: Math.min(first.here, first.concurrency), flushBytes: first.flushBytes };
         })
       : undefined;
-  if (slot && beforeSlot && !ahead) await slot.sleep(slot.atMs - now());
+  if (slot && !ahead) await sleepUntil(slot, now);
   // The tick's time runs from its slot, or from its start when it starts late.
-  const started = slot && beforeSlot ? slot.atMs : now();
+  const started = slot ? slot.atMs : now();
   const shards = ahead ? ahead.shards : await listPendingShards(table);
   lead.sawShards(shards.length);
   const plan = planFor(shards.length);
@@ -119,10 +116,8 @@ export async function runTick(deps: TickDeps): Promise<TickSummary> {
         return HANDED_OFF;
       }
       begun++;
-      const early = ahead?.flushes.get(shard);
-      const flushStarted = now();
-      const outcome = early ? await early.outcome : await flushAndReport(flushDeps, shard);
-      flushTimes.push(early ? await early.flushMs : now() - flushStarted);
+      const { outcome, ms } = await (ahead?.flushes.get(shard) ?? flushTimed(flushDeps, shard));
+      flushTimes.push(ms);
       if (outcome?.status === 'flushed') ages.push(outcome.lagMs);
       return outcome;
     }),

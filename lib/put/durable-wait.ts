@@ -17,10 +17,14 @@
  *     `lib/ticker/claim-lead.ts`) resolves its batches a listing and a claim
  *     after the slot, so a batch written just after a grid tick, before that
  *     tick's commit moment, may be in its flush: such an allocation is read
- *     first at that moment (an interval sooner). A miss there only means the
- *     tick resolved before the batch landed: it goes straight to the next
- *     commit moment, without the re-reads of W3, and teaches the delay
- *     nothing (W4).
+ *     first at that moment (an interval sooner). A miss there with no flush
+ *     holding the shard means the tick resolved without the batch: it goes
+ *     straight to the next commit moment, without the re-reads of W3, and
+ *     teaches the delay nothing (W4). A miss while a flush holds the shard
+ *     (a live lease; its commit releases it) may still be covered by that
+ *     flush, which resolved when its query was served, perhaps after the
+ *     batch landed: it is re-read as W3's for as long as that flush holds
+ *     the shard, so such a put is not acked an interval late.
  * W2. A repeat (no allocation of its own) reads at once: its batch may have
  *     been durable for long.
  * W3. A miss at a commit moment (the tick ran long) is re-read after half a
@@ -33,7 +37,7 @@
  *     once, most of the rest once or twice more, half a delay apart.
  */
 import { FencedError, PoisonedError } from '../errors.js';
-import { readShardRecord } from '../memtable/shard-record.js';
+import { readShardRecord, type ShardRecord } from '../memtable/shard-record.js';
 import type { Table } from '../memtable/table.js';
 import { nextGridTick } from '../ticker/grid.js';
 
@@ -91,6 +95,11 @@ export function nextCommitMoment(nowMs: number, intervalMs: number, commitDelayM
   return nextGridTick(nowMs - commitDelayMs, intervalMs) + commitDelayMs;
 }
 
+/** Whether a flush holds the shard at `nowMs` (W1'): claimed, not yet committed or expired. */
+function flushRunning(record: ShardRecord | undefined, nowMs: number): boolean {
+  return record?.leaseOwner !== undefined && (record.leaseExpiresAtMs ?? 0) > nowMs;
+}
+
 /** Resolves true once `seq` is durable, false when `waitMs` runs out. */
 export async function waitDurable(table: Table, input: WaitDurableInput): Promise<boolean> {
   const { intervalMs, maxPollMs } = input;
@@ -119,6 +128,8 @@ export async function waitDurable(table: Table, input: WaitDurableInput): Promis
   let reads = 0;
   // Gap of the re-reads after a missed commit moment (W3); undefined outside them.
   let streakGapMs: number | undefined;
+  // Whether the re-reads wait on the flush a W1' miss found running (they end with it).
+  let streakOnFlush = false;
   for (;;) {
     const wait = Math.min(readAt, deadline) - input.now();
     if (wait > 0) await input.sleep(wait);
@@ -144,15 +155,23 @@ export async function waitDurable(table: Table, input: WaitDurableInput): Promis
     const now = input.now();
     if (now >= deadline) return false;
     const moment = intervalMs === undefined ? noMoment : nextCommitMoment(now, intervalMs, delayMs);
-    // W3 after a miss at a commit moment; after a W1' miss the next moment is soon enough.
-    const lateCommit = atMoment && !(reads === 1 && mayBeMissed);
-    if (lateCommit) streakGapMs = Math.max(1, Math.round(delayMs / 2));
-    else if (streakGapMs !== undefined) streakGapMs *= 2;
+    // W3 after a miss at a commit moment; after a W1' miss the next moment is
+    // soon enough, unless the flush of the running tick has yet to commit.
+    const running = flushRunning(record, now);
+    const missedRunningTick = atMoment && reads === 1 && mayBeMissed;
+    const lateCommit = atMoment && (!missedRunningTick || running);
+    if (lateCommit) {
+      streakGapMs = Math.max(1, Math.round(delayMs / 2));
+      streakOnFlush = missedRunningTick;
+    } else if (streakGapMs !== undefined) streakGapMs *= 2;
+    // A W1' streak waits on one flush: once it committed without this seq, the next moment is next.
+    if (streakOnFlush && !running) streakGapMs = undefined;
     if (streakGapMs !== undefined && now + streakGapMs < Math.min(moment, now + maxPollMs)) {
       atMoment = false;
       readAt = now + streakGapMs;
     } else {
       streakGapMs = undefined;
+      streakOnFlush = false;
       planFrom(now, moment);
     }
   }

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { ErrorKind } from '../../lib/errors.js';
 import { poisonShard } from '../../lib/fence/commit.js';
-import { flushShard } from '../../lib/flush/flush-shard.js';
+import { claimShard, flushHeld, flushShard } from '../../lib/flush/flush-shard.js';
 import { handlePut } from '../../lib/http/put-route.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import { CommitDelayEstimate, nextCommitMoment, waitDurable } from '../../lib/put/durable-wait.js';
@@ -181,6 +181,46 @@ describe('waitDurable', () => {
     expect(readsAt.slice(0, 2)).toEqual([2_040, 3_040]);
     expect(readsAt[2]).toBe(3_060); // a miss at a real commit moment is re-read (W3)
     expect(estimate.ms(500)).toBe(40); // only a first read at a commit moment teaches (W4)
+  });
+
+  describe("after a miss at the running tick's commit moment while its flush holds the shard", () => {
+    /** Seq 1 buffered and its shard claimed; `waitOn` waits from 2010, the flush commits after the first read. */
+    async function claimedThenCommitted(waitOn: number) {
+      const f = await fixture(dynalite());
+      await bufferedPut(f);
+      const deps = f.flushDeps('ticker');
+      const held = await claimShard(deps, SHARD);
+      if (held.status !== 'claimed') throw new Error(`expected a claim, got ${held.status}`);
+      const { table, readsAt, clock } = timedReads(f, 2_010);
+      const send = table.client.send.bind(table.client);
+      table.client.send = (async (command: never) => {
+        const answer = await send(command);
+        if (readsAt.length === 1) await flushHeld(deps, held);
+        return answer;
+      }) as typeof table.client.send;
+      const durable = await waitDurable(table, {
+        shard: SHARD,
+        seq: waitOn,
+        generation: 0,
+        waitMs: 1_100,
+        ...grid,
+        commitDelay: new CommitDelayEstimate(40),
+        ...clock,
+      });
+      return { durable, readsAt };
+    }
+
+    it('re-reads at half a delay and is acked by the commit of that flush, not a tick later', async () => {
+      const { durable, readsAt } = await claimedThenCommitted(1);
+      expect(durable).toBe(true);
+      expect(readsAt).toEqual([2_040, 2_060]);
+    });
+
+    it('stops re-reading once that flush committed without the seq', async () => {
+      const { durable, readsAt } = await claimedThenCommitted(2);
+      expect(durable).toBe(false);
+      expect(readsAt.slice(0, 3)).toEqual([2_040, 2_060, 3_040]);
+    });
   });
 
   it('reads a repeat (no allocation of its own) at once', async () => {

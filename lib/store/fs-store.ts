@@ -17,7 +17,16 @@
  *    never replaced and a stream that fails leaves nothing behind.
  */
 import { randomBytes } from 'node:crypto';
-import { link, lstat, mkdir, open, readdir, readFile, unlink } from 'node:fs/promises';
+import {
+  type FileHandle,
+  link,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  unlink,
+} from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { InvalidInputError, UnavailableError } from '../errors.js';
@@ -36,18 +45,18 @@ export class FsObjectStore implements ObjectStore {
 
   /** Create-if-absent via write-temp, fsync, link (see invariant 1). */
   putIfAbsent(key: string, body: Uint8Array): Promise<PutIfAbsentResult> {
-    return this.#createIfAbsent(key, 'putIfAbsent', (temp) => writeSynced(temp, [body]));
+    return this.#createIfAbsent(key, 'putIfAbsent', (handle) => writeSynced(handle, [body]));
   }
 
   /** Create-if-absent of a streamed body: chunks appended to the temp file, then linked (invariant 4). */
   putStreamIfAbsent(key: string, body: AsyncIterable<Uint8Array>): Promise<PutIfAbsentResult> {
-    return this.#createIfAbsent(key, 'putStreamIfAbsent', (temp) => writeSynced(temp, body));
+    return this.#createIfAbsent(key, 'putStreamIfAbsent', (handle) => writeSynced(handle, body));
   }
 
   async #createIfAbsent(
     key: string,
     operation: string,
-    write: (temp: string) => Promise<void>,
+    write: (handle: FileHandle) => Promise<void>,
   ): Promise<PutIfAbsentResult> {
     const file = this.#pathOf(key);
     const dir = path.dirname(file);
@@ -55,9 +64,9 @@ export class FsObjectStore implements ObjectStore {
       dir,
       `${TEMP_FILE_PREFIX}${process.pid}-${randomBytes(8).toString('hex')}`,
     );
+    let tempLeft = true;
     try {
-      await mkdirDurably(dir);
-      await write(temp);
+      await write(await openTemp(dir, temp));
       try {
         await link(temp, file);
       } catch (error) {
@@ -65,7 +74,9 @@ export class FsObjectStore implements ObjectStore {
         if ((await lstat(file)).isDirectory()) throw keyClash(key, error);
         return 'exists';
       }
-      await fsyncDir(dir);
+      // The temp name is dropped while the link is made durable: one wait, not two.
+      tempLeft = false;
+      await Promise.all([fsyncDir(dir), unlink(temp).catch(() => undefined)]);
       return 'created';
     } catch (error) {
       // The body's own failure (a fold that stopped) is the caller's error, not the disk's.
@@ -75,7 +86,7 @@ export class FsObjectStore implements ObjectStore {
       if (codeOf(error) === 'ENOTDIR' || codeOf(error) === 'EEXIST') throw keyClash(key, error);
       throw unavailable(operation, key, error);
     } finally {
-      await unlink(temp).catch(() => undefined);
+      if (tempLeft) await unlink(temp).catch(() => undefined);
     }
   }
 
@@ -203,12 +214,26 @@ class BodyError extends Error {
   }
 }
 
-/** Writes the chunks to a new file and fsyncs it before anyone can link it into place. */
+/**
+ * Creates the temp file. The key's directory usually exists (a shard's WAL
+ * folder outlives its first object), so it is made only when the open says it
+ * is missing: one wait per object instead of a `mkdir` each time.
+ */
+async function openTemp(dir: string, temp: string): Promise<FileHandle> {
+  try {
+    return await open(temp, 'wx');
+  } catch (error) {
+    if (codeOf(error) !== 'ENOENT') throw error;
+    await mkdirDurably(dir);
+    return open(temp, 'wx');
+  }
+}
+
+/** Writes the chunks to the new file and fsyncs it before anyone can link it into place; closes it. */
 async function writeSynced(
-  file: string,
+  handle: FileHandle,
   body: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
 ): Promise<void> {
-  const handle = await open(file, 'wx');
   try {
     const iterator = (
       Symbol.asyncIterator in body ? body[Symbol.asyncIterator]() : body[Symbol.iterator]()

@@ -16,7 +16,6 @@
  *    again while that still makes progress (`flushUntilIdle`).
  */
 
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { flushUntilIdle } from '../../lib/local/final-flush.js';
@@ -122,7 +121,7 @@ export async function startStackRuntime(input: RuntimeInput): Promise<StackRunti
         try {
           await runTick({
             ...tickDeps,
-            slot: { atMs: slotMs, intervalMs, sleep: (ms) => sleep(ms) },
+            slot: { atMs: slotMs, intervalMs },
           });
         } catch (error) {
           // The ticker must outlive a failed tick (an emulator hiccup); the next tick retries.

@@ -86,6 +86,15 @@ export function hasPendingBatches(record: ShardRecord): boolean {
   return record.nextSeq > record.durableSeq + 1;
 }
 
+/**
+ * True while a flusher holds the shard at `nowMs`: claimed and neither
+ * committed (the commit releases the lease) nor expired. The complement of
+ * the claim's "lease free or expired" condition (`lib/fence/claim.ts`).
+ */
+export function leaseHeld(record: ShardRecord, nowMs: number): boolean {
+  return record.leaseOwner !== undefined && (record.leaseExpiresAtMs ?? 0) >= nowMs;
+}
+
 /** Reads a shard record (strongly consistent); undefined when the shard was never written. */
 export async function readShardRecord(
   table: Table,

@@ -37,7 +37,7 @@
  *     once, most of the rest once or twice more, half a delay apart.
  */
 import { FencedError, PoisonedError } from '../errors.js';
-import { readShardRecord, type ShardRecord } from '../memtable/shard-record.js';
+import { leaseHeld, readShardRecord } from '../memtable/shard-record.js';
 import type { Table } from '../memtable/table.js';
 import { nextGridTick } from '../ticker/grid.js';
 
@@ -93,11 +93,6 @@ let processCommitDelay: CommitDelayEstimate | undefined;
 /** The first commit moment strictly after `nowMs` (W1, W3). */
 export function nextCommitMoment(nowMs: number, intervalMs: number, commitDelayMs: number): number {
   return nextGridTick(nowMs - commitDelayMs, intervalMs) + commitDelayMs;
-}
-
-/** Whether a flush holds the shard at `nowMs` (W1'): claimed, not yet committed or expired. */
-function flushRunning(record: ShardRecord | undefined, nowMs: number): boolean {
-  return record?.leaseOwner !== undefined && (record.leaseExpiresAtMs ?? 0) > nowMs;
 }
 
 /** Resolves true once `seq` is durable, false when `waitMs` runs out. */
@@ -157,7 +152,7 @@ export async function waitDurable(table: Table, input: WaitDurableInput): Promis
     const moment = intervalMs === undefined ? noMoment : nextCommitMoment(now, intervalMs, delayMs);
     // W3 after a miss at a commit moment; after a W1' miss the next moment is
     // soon enough, unless the flush of the running tick has yet to commit.
-    const running = flushRunning(record, now);
+    const running = record !== undefined && leaseHeld(record, now);
     const missedRunningTick = atMoment && reads === 1 && mayBeMissed;
     const lateCommit = atMoment && (!missedRunningTick || running);
     if (lateCommit) {

@@ -26,6 +26,7 @@
  *     as an idle service's ticks always have (the second listing of K2 is a
  *     read per tick, paid only while there is data to flush).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   claimShard,
   type FlushDeps,
@@ -95,7 +96,8 @@ export function claimLeadMs(intervalMs: number): number {
 /** The grid slot a tick stands for, when it can claim ahead of it (K1). */
 export interface TickSlot {
   atMs: number;
-  sleep: (ms: number) => Promise<void>;
+  /** Waits `ms`; the real timer by default. */
+  sleep?: (ms: number) => Promise<void>;
   intervalMs: number;
   /** Learned lead; the process's by default. */
   lead?: ClaimLead;
@@ -175,5 +177,5 @@ async function claimTimed(
 /** Sleeps until `slot`, if it is still ahead. */
 export async function sleepUntil(slot: TickSlot, now: () => number): Promise<void> {
   const wait = slot.atMs - now();
-  if (wait > 0) await slot.sleep(wait);
+  if (wait > 0) await (slot.sleep ?? sleep)(wait);
 }

@@ -91,7 +91,7 @@ export async function runScheduledTicks(
   const deps = service.tick(context.awsRequestId);
   // Sub-minute ticks claim ahead of their slots (K1 in `claim-lead.ts`).
   const tick = async (slotMs?: number) => {
-    const slot = slotMs === undefined ? undefined : { atMs: slotMs, intervalMs, sleep };
+    const slot = slotMs === undefined ? undefined : { atMs: slotMs, intervalMs };
     const summary = await runTick({ ...deps, slot });
     logger.info('tick', {
       activeShards: summary.activeShards,

@@ -13,6 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import pino from 'pino';
 import { createWriteStream } from 'pino-http-send';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -128,4 +129,86 @@ describe('pino-http-send', () => {
     expect(written).toHaveLength(BATCH * BATCHES);
     expect(await dumpedRows(shard)).toEqual(written);
   }, 60_000);
+});
+
+/** Lines like a shipper's records: a timestamp, a level, exact-sensitive text and numbers. */
+function records(
+  count: number,
+  extra: (i: number) => Record<string, unknown> = () => ({}),
+): string[] {
+  return Array.from({ length: count }, (_, i) =>
+    JSON.stringify({
+      ...extra(i),
+      level: 'info',
+      message: MESSAGES[i % MESSAGES.length],
+      n: i,
+      big: '12345678901234567890',
+    }),
+  );
+}
+
+describe('the requests Vector and Fluent Bit send (docs/log-shippers.md)', () => {
+  it.each<[string, string, (lines: string[]) => { body: Buffer; headers: Record<string, string> }]>(
+    [
+      [
+        'Vector http sink, NDJSON framing, gzip',
+        '',
+        (lines) => ({
+          body: gzipSync(`${lines.join('\n')}\n`),
+          headers: { 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
+        }),
+      ],
+      [
+        'Vector http sink, default framing (a JSON array)',
+        '',
+        (lines) => ({
+          body: Buffer.from(`[${lines.join(',')}]`),
+          headers: { 'content-type': 'application/json' },
+        }),
+      ],
+      [
+        'Fluent Bit, Format json',
+        '',
+        (lines) => ({
+          body: Buffer.from(`[${lines.join(',')}]`),
+          headers: { 'content-type': 'application/json' },
+        }),
+      ],
+      [
+        'Fluent Bit before 3.0, Format json_lines (labelled application/json)',
+        '?format=ndjson',
+        (lines) => ({
+          body: Buffer.from(`${lines.join('\n')}\n`),
+          headers: { 'content-type': 'application/json' },
+        }),
+      ],
+      [
+        'Fluent Bit 3.0 and later, Format json_lines, compress gzip',
+        '?format=ndjson',
+        (lines) => ({
+          body: gzipSync(`${lines.join('\n')}\n`),
+          headers: { 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
+        }),
+      ],
+    ],
+  )('lands %s exactly', async (label, query, request) => {
+    const shard = `shipper-${label.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`.slice(0, 64);
+    const lines = records(7, (i) =>
+      label.startsWith('Fluent')
+        ? { date: 1764633600.123456 + i }
+        : { timestamp: `2026-12-01T00:00:0${i}.000Z` },
+    );
+    const { body, headers } = request(lines);
+    const res = await send('POST', `${stack.info.httpUrl}/v1/shards/${shard}/rows${query}`, {
+      body,
+      headers,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    await eventually(
+      async () => ((await statusOf(shard)).durableSeq === 1 ? true : undefined),
+      15_000,
+      `${shard} durable`,
+    );
+    expect(await dumpedRows(shard)).toEqual(lines);
+  });
 });

@@ -8,14 +8,16 @@
  *       same batch payload built by concatenating row texts, as bytes;
  * plus (b) on a pretty-printed copy; the design choice (scanPutBody's three
  * built levels vs a full exact tree vs validation only); JSON.parse and gzip
- * of the payload alone for scale; the strict UTF-8 decoders. Each case runs
+ * of the payload alone for scale; the strict UTF-8 decoders; and the whole
+ * put path's CPU for the same rows sent in each body form (`{"rows": [...]}`,
+ * a bare array, NDJSON), each against the object form. Each case runs
  * BENCH_RUNS times (default 5) for ~BENCH_SECONDS (default 2), interleaved;
  * medians of wall and CPU time are printed (CPU is steadier on a shared box).
  */
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { parseExact } from '../lib/json/exact-parse.js';
-import { scanPutBody } from '../lib/json/exact-put-body.js';
+import { BodyForm, type BodyShape, scanPutBody } from '../lib/json/exact-put-body.js';
 import { decodeUtf8Strict } from '../lib/json/utf8.js';
 import { encodeBatchRows } from '../lib/memtable/batch-codec.js';
 import { requestFingerprint } from '../lib/put/fingerprint.js';
@@ -156,6 +158,30 @@ function main() {
     const batch = encodeBatchRows(parsed.rows);
     return requestFingerprint('bench', batch.json);
   };
+  // The same rows in the other body forms, keyed by ?key=id.
+  const forms: { form: BodyForm; bytes: Buffer }[] = [
+    { form: BodyForm.array, bytes: Buffer.from(JSON.stringify(rows)) },
+    {
+      form: BodyForm.ndjson,
+      bytes: Buffer.from(rows.map((row) => `${JSON.stringify(row)}\n`).join('')),
+    },
+  ];
+  const putForm = (form: BodyForm, body: Buffer) => {
+    const shape: BodyShape = { form, key: 'id' };
+    return () => {
+      const parsed = parsePutText(decodeUtf8Strict(body), MAX_ROWS, [], shape);
+      return requestFingerprint('bench', encodeBatchRows(parsed.rows).json);
+    };
+  };
+  const objectBatch = encodeBatchRows(parsePutText(text, MAX_ROWS).rows).json;
+  for (const { form, bytes: body } of forms) {
+    const batch = encodeBatchRows(
+      parsePutText(body.toString(), MAX_ROWS, [], { form, key: 'id' }).rows,
+    );
+    if (Buffer.compare(batch.json, objectBatch) !== 0) {
+      throw new Error(`the ${form} form does not give the object form's batch`);
+    }
+  }
   const cases: Case[] = [
     { label: '(a) JSON.parse+parsePutBody+stringify', bytes: bytes.length, run: today },
     { label: '(b) scanPutBody + payload concat', bytes: bytes.length, run: exact(text) },
@@ -200,6 +226,11 @@ function main() {
       bytes: bytes.length,
       run: () => bytes.toString('utf8'),
     },
+    ...forms.map(({ form, bytes: body }) => ({
+      label: `put path CPU, ${form} form`,
+      bytes: body.length,
+      run: putForm(form, body),
+    })),
     { label: 'put path CPU before (parse..gzip..sha256)', bytes: bytes.length, run: putBefore },
     { label: 'put path CPU after (parse..gzip..sha256)', bytes: bytes.length, run: putAfter },
   ].map((c) => ({ ...c, wall: [], cpu: [] }));
@@ -234,6 +265,11 @@ function main() {
   );
   const before = cases.at(-2)!;
   const after = cases.at(-1)!;
+  const byForm = forms.map(({ form }) => {
+    const c = cases.find((x) => x.label === `put path CPU, ${form} form`)!;
+    return `${form} ${(median(c.cpu) / median(after.cpu)).toFixed(2)}x`;
+  });
+  console.log(`put path CPU per row by body form, against {"rows": [...]}: ${byForm.join(', ')}`);
   const rowsPerSecond = (us: number) => Math.round((ROWS * 1e6) / us);
   console.log(
     `put path CPU, rows/s of one core (CPU time): before ${rowsPerSecond(median(before.cpu))}, after ${rowsPerSecond(median(after.cpu))} (after/before ${(median(before.cpu) / median(after.cpu)).toFixed(2)}x)`,

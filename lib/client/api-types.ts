@@ -1,6 +1,7 @@
 /**
  * The HTTP API's response bodies, as `docs/openapi.yaml` defines them
- * (`PutAck`, `ShardStatus`, `SeqStatus`). Each type has a field table the
+ * (`PutAck`, `ShardStatus`, `SeqStatus`), and the put route's body forms
+ * and query parameters. Each type has a field table the
  * client checks answers against at run time; `test/client/api-types.test.ts`
  * holds both against the YAML, so a change to the spec fails there first.
  */
@@ -31,6 +32,36 @@ export const PUT_ACK_FIELDS = {
   rows: { type: 'integer', required: true },
   durable: { type: 'boolean', required: true },
 } as const satisfies Record<keyof PutAck, FieldSpec>;
+
+/**
+ * The put route's body forms (`?format=`): the `{"rows": [...]}` object, a
+ * bare array of rows, or NDJSON (one row per line). `ShardwalHttpClient`
+ * sends the object form; these types are for callers that send the others
+ * (a log shipper's batches, a JSON Lines file as it is).
+ */
+export const PutBodyForm = { object: 'object', array: 'array', ndjson: 'ndjson' } as const;
+export type PutBodyForm = (typeof PutBodyForm)[keyof typeof PutBodyForm];
+
+/** Media types the put route reads as NDJSON. */
+export const NDJSON_MEDIA_TYPES = [
+  'application/x-ndjson',
+  'application/ndjson',
+  'application/jsonl',
+  'application/x-jsonl',
+  'application/jsonlines',
+  'application/x-jsonlines',
+] as const;
+
+/** The put route's query parameters. */
+export interface PutQuery {
+  durability?: 'buffered' | 'durable';
+  /** The body's form; by default from the Content-Type and the body's first token. */
+  format?: PutBodyForm;
+  /** The object form's member holding the rows (default `rows`): `{"logs": [...]}` is `rows: 'logs'`. */
+  rows?: string;
+  /** The field that keys every row, in every form. */
+  key?: string;
+}
 
 /** A flush lease as the status reports it. */
 export interface ShardLease {

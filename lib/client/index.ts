@@ -42,8 +42,11 @@ export type { ObjectStore } from '../store/object-store.js';
 export {
   type FieldSpec,
   type JsonType,
+  NDJSON_MEDIA_TYPES,
   PUT_ACK_FIELDS,
   type PutAck,
+  PutBodyForm,
+  type PutQuery,
   SEQ_STATUS_FIELDS,
   type SeqStatus,
   SHARD_STATUS_FIELDS,

@@ -1,7 +1,9 @@
 /**
  * The put route's `Content-Type` rule: `application/json` or
- * `application/<anything>+json`, with no charset or `charset=utf-8`; a
- * missing header is read as JSON (RFC 8259 JSON is UTF-8). Anything else —
+ * `application/<anything>+json` (a JSON body: an object or an array of
+ * rows), or one of the newline-delimited JSON names (`NDJSON_SUBTYPES`: one
+ * row per line), with no charset or `charset=utf-8`; a missing header is
+ * read as JSON (RFC 8259 JSON is UTF-8). Anything else —
  * `text/plain`, form encoding, another charset, a header that is not a media
  * type — is a 415 naming the header: a body in another charset would
  * otherwise be stored with replaced characters.
@@ -12,9 +14,29 @@
  */
 import { UnsupportedMediaTypeError } from '../errors.js';
 
+/**
+ * Subtypes of `application/` that name newline-delimited JSON. None is
+ * registered with IANA; these are the names shippers and libraries send
+ * (`x-ndjson`: Vector, Fluentd, Fluent Bit's json_lines since 3.0; `jsonl`
+ * and `jsonlines`: the JSON Lines site's suggestions). `application/json-seq`
+ * (RFC 7464) is not one of them: it separates records with U+001E, and no
+ * common shipper sends it.
+ */
+export const NDJSON_SUBTYPES = [
+  'x-ndjson',
+  'ndjson',
+  'jsonl',
+  'x-jsonl',
+  'jsonlines',
+  'x-jsonlines',
+] as const;
+
+/** How a put body's media type says to read it: one JSON value, or JSON per line. */
+export const PutMediaKind = { json: 'json', ndjson: 'ndjson' } as const;
+export type PutMediaKind = (typeof PutMediaKind)[keyof typeof PutMediaKind];
+
 /** What the put route takes, as the 415 message says it. */
-export const ACCEPTED_MEDIA_TYPES =
-  'application/json or application/*+json, with no charset or charset=utf-8';
+export const ACCEPTED_MEDIA_TYPES = `application/json or application/*+json, or newline-delimited JSON as application/${NDJSON_SUBTYPES.join(', application/')}; with no charset or charset=utf-8`;
 
 /** A parsed media type: lowercase type and subtype, parameters by lowercase name. */
 export interface MediaType {
@@ -90,17 +112,24 @@ export function isJsonMediaType(media: MediaType): boolean {
   return media.subtype === 'json' || (media.subtype.endsWith('+json') && media.subtype.length > 5);
 }
 
-/** Throws UnsupportedMediaTypeError naming `Content-Type` unless the put route takes `header`. */
-export function assertJsonContentType(header: string | undefined): void {
-  if (header === undefined) return;
+/** True for the newline-delimited JSON media types (`NDJSON_SUBTYPES`). */
+export function isNdjsonMediaType(media: MediaType): boolean {
+  return (
+    media.type === 'application' && (NDJSON_SUBTYPES as readonly string[]).includes(media.subtype)
+  );
+}
+
+/**
+ * How to read a put body of Content-Type `header`; throws
+ * UnsupportedMediaTypeError naming `Content-Type` unless the put route takes it.
+ */
+export function putMediaKind(header: string | undefined): PutMediaKind {
+  if (header === undefined) return PutMediaKind.json;
   const media = parseMediaType(header);
   const charset = media?.parameters.get('charset');
-  if (
-    media &&
-    isJsonMediaType(media) &&
-    (charset === undefined || charset.toLowerCase() === 'utf-8')
-  ) {
-    return;
+  if (media && (charset === undefined || charset.toLowerCase() === 'utf-8')) {
+    if (isJsonMediaType(media)) return PutMediaKind.json;
+    if (isNdjsonMediaType(media)) return PutMediaKind.ndjson;
   }
   throw new UnsupportedMediaTypeError('Content-Type', header, ACCEPTED_MEDIA_TYPES);
 }

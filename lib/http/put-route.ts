@@ -2,8 +2,9 @@
  * `POST /v1/shards/{shard}/rows?durability=buffered|durable` with an optional
  * `Idempotency-Key` header. 202 for a buffered ack (or a durable wait that
  * ran out), 200 once durable. The body is read byte-exact by
- * `request-body.ts` (media type, gzip, limits, strict UTF-8), then exactly
- * by `parsePutText`.
+ * `request-body.ts` (media type, gzip, limits, strict UTF-8), its form
+ * (object, array or NDJSON; `?format`, `?rows`, `?key`) decided by
+ * `put-body-shape.ts`, then read exactly by `parsePutText`.
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type {
@@ -19,7 +20,8 @@ import { parsePutText } from '../put/schema.js';
 import { invocationDeadline } from '../put/transport-deadline.js';
 import { errorResponse } from './error-response.js';
 import { headerOf } from './headers.js';
-import { readJsonBody } from './request-body.js';
+import { putBodyShape } from './put-body-shape.js';
+import { readPutBody } from './request-body.js';
 import { json } from './responses.js';
 
 function parseDurability(value: string | undefined): Durability {
@@ -40,7 +42,9 @@ export async function handlePut(
   try {
     const shard = event.pathParameters?.shard ?? '';
     const durability = parseDurability(event.queryStringParameters?.durability);
-    const body = parsePutText(readJsonBody(event, deps.config), deps.config.maxRowsPerPut);
+    const { text, media } = readPutBody(event, deps.config);
+    const shape = putBodyShape(event.queryStringParameters, media, text);
+    const body = parsePutText(text, deps.config.maxRowsPerPut, [], shape);
     const idempotencyKey = headerOf(event.headers, 'idempotency-key');
     const deadlineAtMs = invocationDeadline(context, deps.now());
     const result = await putRows(deps, { shard, body, durability, idempotencyKey, deadlineAtMs });

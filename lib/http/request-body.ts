@@ -3,7 +3,9 @@
  * (payload 2.0), byte-exact:
  *
  * 1. `Content-Type` and `Content-Encoding` are checked first (415 naming the
- *    header: `media-type.ts`, `content-encoding.ts`), before any byte is read.
+ *    header: `media-type.ts`, `content-encoding.ts`), before any byte is read;
+ *    the Content-Type also says whether the text is one JSON value or JSON
+ *    per line.
  * 2. API Gateway hands Lambda a body as text (`isBase64Encoded: false`) or as
  *    base64 of the bytes sent (`true`); which one it picks follows the
  *    request's Content-Type (docs/openapi.yaml, "Transport"). Both are read:
@@ -27,7 +29,7 @@ import { decodeUtf8Strict } from '../json/utf8.js';
 import { boundedGunzip } from './bounded-gunzip.js';
 import { parseContentEncoding } from './content-encoding.js';
 import { headerOf } from './headers.js';
-import { assertJsonContentType } from './media-type.js';
+import { type PutMediaKind, putMediaKind } from './media-type.js';
 
 /** The two body limits. */
 export interface BodyLimits {
@@ -48,9 +50,19 @@ export function bodyTooLarge(limitBytes: number, gotBytes: number, atLeast = fal
   });
 }
 
+/** A put body's text and how its media type says to read it. */
+export interface PutBodyText {
+  readonly text: string;
+  readonly media: PutMediaKind;
+}
+
 /** The put body's text exactly as sent (see the module comment); '' when there is none. */
-export function readJsonBody(event: APIGatewayProxyEventV2, limits: BodyLimits): string {
-  assertJsonContentType(headerOf(event.headers, 'content-type'));
+export function readPutBody(event: APIGatewayProxyEventV2, limits: BodyLimits): PutBodyText {
+  const media = putMediaKind(headerOf(event.headers, 'content-type'));
+  return { text: readBodyText(event, limits), media };
+}
+
+function readBodyText(event: APIGatewayProxyEventV2, limits: BodyLimits): string {
   const encoding = headerOf(event.headers, 'content-encoding');
   const codings = parseContentEncoding(encoding);
   if (event.body === undefined) return '';

@@ -1,46 +1,54 @@
 /**
- * The put body read exactly: `{"rows": [{...}, ...], "key"?: "<field>"}`.
- * One pass of `parseExact` builds only the body, its `rows` array and each
+ * The put body read exactly, in one of three forms (`BodyForm`):
+ *
+ * - `object`: `{"rows": [{...}, ...], "key"?: "<field>"}`; the member that
+ *   holds the rows may be renamed (`rowsMember`, `?rows=logs`) for a shipper
+ *   that wraps its batch as `{"logs": [...]}`.
+ * - `array`: a bare JSON array of row objects, `[{...}, ...]`.
+ * - `ndjson`: one row object per line (`exact-ndjson-body.ts`).
+ *
+ * One pass of `parseExact` builds only the body, its rows array and each
  * row's top-level members (deeper values stay raw text); each row comes out
  * as its minified source text, its key (type + exact value) and its delete
- * flag. The rules are the put path's (`lib/put/schema.ts`); its limits are
- * passed in, so this module stays below the put path.
+ * flag (`exact-put-row.ts`). Every form has the same rules and limits, so
+ * the same rows give the same stored rows whichever form carried them. The
+ * rules are the put path's (`lib/put/schema.ts`); its limits are passed in,
+ * so this module stays below the put path.
  */
 import { InvalidInputError } from '../errors.js';
 import { InvalidJsonError, JsonProblem } from './errors.js';
-import { canonicalNumber } from './exact-number.js';
-import { type BomPolicy, parseExact } from './exact-parse.js';
-import type { ExactDocument, ExactObject, ExactValue } from './exact-tree.js';
+import { scanNdjsonBody } from './exact-ndjson-body.js';
+import { parseExact } from './exact-parse.js';
+import {
+  checkKeyName,
+  type ExactPutRow,
+  echo,
+  kindOf,
+  notAnObject,
+  type PutBodyRules,
+  readRow,
+} from './exact-put-row.js';
+import type { ExactDocument, ExactValue } from './exact-tree.js';
 import { renderJsonPath } from './json-path.js';
 
-/** The put path's limits and names. */
-export interface PutBodyRules {
-  maxRows: number;
-  /** Deepest nesting in a row; the row object is level 1. */
-  maxRowDepth: number;
-  /** Longest key value: string length in UTF-16 units, or number text length. */
-  maxKeyChars: number;
-  /** Longest key field name. */
-  maxKeyNameChars: number;
-  /** The member that marks a keyed delete (`$delete`). */
-  deleteMember: string;
-  /** Body members accepted besides `rows` and `key` (the SQS message's `shard`). */
-  otherMembers?: readonly string[];
-  /** A leading byte order mark; refused unless `ignore`. */
-  bom?: BomPolicy;
-}
+export type { ExactKey, ExactPutRow, PutBodyRules } from './exact-put-row.js';
 
-/** A row's key: its JSON type and exact value. `id` is equal for equal keys, only for them. */
-export type ExactKey =
-  | { readonly type: 'string'; readonly value: string; readonly id: string }
-  | { readonly type: 'number'; readonly text: string; readonly id: string };
+/** The body forms a put accepts. */
+export const BodyForm = { object: 'object', array: 'array', ndjson: 'ndjson' } as const;
+export type BodyForm = (typeof BodyForm)[keyof typeof BodyForm];
 
-/** One row of the body, ready to buffer. */
-export interface ExactPutRow {
-  /** The row object's minified source text: exactly what was sent, minus whitespace. */
-  readonly text: string;
-  readonly key?: ExactKey;
-  readonly delete?: true;
+/** How to read a body: its form, the member holding the rows, a key field given outside the body. */
+export interface BodyShape {
+  /** Default `object`. */
+  readonly form?: BodyForm;
+  /** The object form's rows member; default `rows`. */
+  readonly rowsMember?: string;
+  /** The key field named outside the body (`?key=`), for every form. */
+  readonly key?: string;
+  /** Where `key` came from, for messages (default `key`). */
+  readonly keyField?: string;
+  /** How the caller can rename the rows member (`?rows=<member>`), named when a member is unknown. */
+  readonly rowsMemberHint?: string;
 }
 
 /** A validated put body. */
@@ -48,43 +56,25 @@ export interface ExactPutBody {
   /** The key field name, when the rows are keyed. */
   readonly key?: string;
   readonly rows: readonly ExactPutRow[];
-  /** Values of the accepted `otherMembers` that were present. */
+  /** Values of the accepted `otherMembers` that were present (object form). */
   readonly others: ReadonlyMap<string, ExactValue>;
-  /** The parsed body, to read `others` values as text. */
-  readonly document: ExactDocument;
 }
 
-/** Levels built: the body object, `rows`, each row. */
-const BUILT_LEVELS = 3;
-const ONLY_WHITESPACE = /^[ \t\n\r]*$/;
-/** Longest echo of a bad value in a message. */
-const MAX_ECHO_CHARS = 64;
+/** The default member holding the rows. */
+const ROWS = 'rows';
+/** Levels built: the body object, its rows array, each row. */
+const OBJECT_LEVELS = 3;
+/** Levels built: the array, each row. */
+const ARRAY_LEVELS = 2;
+const ONLY_WHITESPACE = /^\uFEFF?[ \t\n\r]*$/;
+const NO_OTHERS: ReadonlyMap<string, ExactValue> = new Map();
 
-function kindOf(value: ExactValue): string {
-  return value.kind === 'raw' ? value.of : value.kind;
-}
-
-function echo(document: ExactDocument, value: ExactValue): string {
-  const text = document.minified(value);
-  return text.length > MAX_ECHO_CHARS ? `${text.slice(0, MAX_ECHO_CHARS)}…` : text;
-}
-
-/** The key of `value`, or undefined when it cannot be a key. */
-function keyOf(value: ExactValue | undefined, maxKeyChars: number): ExactKey | undefined {
-  if (value?.kind === 'string' && value.value.length > 0 && value.value.length <= maxKeyChars) {
-    return { type: 'string', value: value.value, id: JSON.stringify(value.value) };
-  }
-  if (value?.kind === 'number' && value.text.length <= maxKeyChars) {
-    return { type: 'number', text: value.text, id: canonicalNumber(value.text) };
-  }
-  return undefined;
-}
-
-function parseBody(text: string, rules: PutBodyRules): ExactDocument {
+function parseBody(text: string, rules: PutBodyRules, levels: number): ExactDocument {
+  const rowIndexAt = levels - 2;
   try {
     return parseExact(text, {
-      maxDepth: rules.maxRowDepth + BUILT_LEVELS - 1,
-      materializeDepth: BUILT_LEVELS,
+      maxDepth: rules.maxRowDepth + levels - 1,
+      materializeDepth: levels,
       bom: rules.bom,
     });
   } catch (error) {
@@ -92,13 +82,12 @@ function parseBody(text: string, rules: PutBodyRules): ExactDocument {
     if (
       error instanceof InvalidJsonError &&
       error.problem === JsonProblem.tooDeep &&
-      error.path[0] === 'rows' &&
-      typeof error.path[1] === 'number'
+      typeof error.path[rowIndexAt] === 'number'
     ) {
       const problem = `nested deeper than ${rules.maxRowDepth} levels`;
       throw new InvalidJsonError(
         'body',
-        error.path.slice(0, 2),
+        error.path.slice(0, rowIndexAt + 1),
         error.problem,
         problem,
         error.offset,
@@ -108,96 +97,120 @@ function parseBody(text: string, rules: PutBodyRules): ExactDocument {
   }
 }
 
-function readRow(
+/** Reads the rows of an array value; `path` is where the array sits below `body`. */
+function readRows(
   document: ExactDocument,
-  row: ExactObject,
-  index: number,
+  rows: ExactValue,
+  path: readonly (string | number)[],
   key: string | undefined,
   rules: PutBodyRules,
-): ExactPutRow {
-  const text = document.minified(row);
-  let deleteValue: ExactValue | undefined;
-  let keyValue: ExactValue | undefined;
-  for (const [name, value] of row.members) {
-    if (name === rules.deleteMember) deleteValue = value;
-    if (name === key) keyValue = value;
+): ExactPutRow[] {
+  const field = renderJsonPath('body', path);
+  if (rows.kind !== 'array') {
+    throw new InvalidInputError(field, `expected an array of rows, got ${kindOf(rows)}`);
   }
-  if (deleteValue !== undefined) {
-    const field = renderJsonPath('body', ['rows', index, rules.deleteMember]);
-    if (deleteValue.kind !== 'boolean' || !deleteValue.value) {
-      throw new InvalidInputError(field, 'must be true when present');
+  const count = rows.items.length;
+  if (count === 0 || count > rules.maxRows) {
+    throw new InvalidInputError(field, `expected 1 to ${rules.maxRows} rows, got ${count}`);
+  }
+  const out: ExactPutRow[] = new Array(count);
+  for (let index = 0; index < count; index++) {
+    const row = rows.items[index]!;
+    const place = { root: 'body', path: [...path, index] };
+    if (row.kind !== 'object') throw notAnObject(place, row);
+    out[index] = readRow(document, row, place, key, rules);
+  }
+  return out;
+}
+
+/** The key field: the body's `key` member, the shape's, or both when they agree. */
+function keyField(
+  document: ExactDocument,
+  member: ExactValue | undefined,
+  shape: BodyShape,
+  rules: PutBodyRules,
+): string | undefined {
+  let fromBody: string | undefined;
+  if (member !== undefined) {
+    if (member.kind !== 'string') {
+      throw new InvalidInputError(
+        'body.key',
+        `expected a field name of 1 to ${rules.maxKeyNameChars} characters other than ${rules.deleteMember}, got ${echo(document, member)}`,
+      );
     }
-    if (key === undefined) throw new InvalidInputError(field, 'deletes need a "key" field');
+    fromBody = checkKeyName(member.value, 'body.key', rules);
   }
-  if (key === undefined) return { text };
-  const exactKey = keyOf(keyValue, rules.maxKeyChars);
-  if (exactKey === undefined) {
+  if (shape.key !== undefined && fromBody !== undefined && shape.key !== fromBody) {
     throw new InvalidInputError(
-      renderJsonPath('body', ['rows', index, key]),
-      `expected a non-empty string or a number of at most ${rules.maxKeyChars} characters, got ${keyValue === undefined ? 'nothing' : echo(document, keyValue)}`,
+      shape.keyField ?? 'key',
+      `names ${JSON.stringify(shape.key)} but body.key names ${JSON.stringify(fromBody)}`,
     );
   }
-  return deleteValue === undefined
-    ? { text, key: exactKey }
-    : { text, key: exactKey, delete: true };
+  return fromBody ?? shape.key;
+}
+
+function scanObjectBody(text: string, rules: PutBodyRules, shape: BodyShape): ExactPutBody {
+  const document = parseBody(text, rules, OBJECT_LEVELS);
+  const body = document.root;
+  if (body.kind !== 'object') {
+    throw new InvalidInputError('body', `expected a JSON object, got ${kindOf(body)}`);
+  }
+  const rowsMember = shape.rowsMember ?? ROWS;
+  let rows: ExactValue | undefined;
+  let keyValue: ExactValue | undefined;
+  const others = new Map<string, ExactValue>();
+  for (const [name, value] of body.members) {
+    if (name === rowsMember) rows = value;
+    else if (name === 'key') keyValue = value;
+    else if (rules.otherMembers?.includes(name)) others.set(name, value);
+    else {
+      const hint =
+        shape.rowsMemberHint === undefined || shape.rowsMember !== undefined
+          ? ''
+          : ` (rows wrapped in another member are read with ${shape.rowsMemberHint})`;
+      throw new InvalidInputError('body', `unknown member ${JSON.stringify(name)}${hint}`);
+    }
+  }
+  const key = keyField(document, keyValue, shape, rules);
+  if (rows === undefined) {
+    throw new InvalidInputError(
+      renderJsonPath('body', [rowsMember]),
+      'expected an array of rows, got nothing',
+    );
+  }
+  return { key, rows: readRows(document, rows, [rowsMember], key, rules), others };
+}
+
+function scanArrayBody(text: string, rules: PutBodyRules, shape: BodyShape): ExactPutBody {
+  const document = parseBody(text, rules, ARRAY_LEVELS);
+  return {
+    key: shape.key,
+    rows: readRows(document, document.root, [], shape.key, rules),
+    others: NO_OTHERS,
+  };
 }
 
 /**
  * Validates a put body and returns its rows exactly as sent. Throws
  * InvalidJsonError (bad JSON: path, problem, char offset) or
- * InvalidInputError naming the field (`body.rows[2].id: ...`).
+ * InvalidInputError naming the field (`body.rows[2].id: ...`,
+ * `body[2].id: ...`, `body line 3.id: ...`).
  */
-export function scanPutBody(text: string, rules: PutBodyRules): ExactPutBody {
-  if (ONLY_WHITESPACE.test(text))
-    throw new InvalidInputError('body', 'expected a JSON object, got an empty body');
-  const document = parseBody(text, rules);
-  const body = document.root;
-  if (body.kind !== 'object') {
-    throw new InvalidInputError('body', `expected a JSON object, got ${kindOf(body)}`);
+export function scanPutBody(
+  text: string,
+  rules: PutBodyRules,
+  shape: BodyShape = {},
+): ExactPutBody {
+  if (shape.key !== undefined) checkKeyName(shape.key, shape.keyField ?? 'key', rules);
+  const form = shape.form ?? BodyForm.object;
+  if (form === BodyForm.ndjson) {
+    return { key: shape.key, rows: scanNdjsonBody(text, rules, shape.key), others: NO_OTHERS };
   }
-  let rows: ExactValue | undefined;
-  let keyValue: ExactValue | undefined;
-  const others = new Map<string, ExactValue>();
-  for (const [name, value] of body.members) {
-    if (name === 'rows') rows = value;
-    else if (name === 'key') keyValue = value;
-    else if (rules.otherMembers?.includes(name)) others.set(name, value);
-    else throw new InvalidInputError('body', `unknown member ${JSON.stringify(name)}`);
+  if (ONLY_WHITESPACE.test(text)) {
+    const expected = form === BodyForm.array ? 'a JSON array of rows' : 'a JSON object';
+    throw new InvalidInputError('body', `expected ${expected}, got an empty body`);
   }
-  let key: string | undefined;
-  if (keyValue !== undefined) {
-    if (
-      keyValue.kind !== 'string' ||
-      keyValue.value.length === 0 ||
-      keyValue.value.length > rules.maxKeyNameChars ||
-      keyValue.value === rules.deleteMember
-    ) {
-      throw new InvalidInputError(
-        'body.key',
-        `expected a field name of 1 to ${rules.maxKeyNameChars} characters other than ${rules.deleteMember}, got ${echo(document, keyValue)}`,
-      );
-    }
-    key = keyValue.value;
-  }
-  if (rows === undefined)
-    throw new InvalidInputError('body.rows', 'expected an array of rows, got nothing');
-  if (rows.kind !== 'array') {
-    throw new InvalidInputError('body.rows', `expected an array of rows, got ${kindOf(rows)}`);
-  }
-  const count = rows.items.length;
-  if (count === 0 || count > rules.maxRows) {
-    throw new InvalidInputError('body.rows', `expected 1 to ${rules.maxRows} rows, got ${count}`);
-  }
-  const out: ExactPutRow[] = new Array(count);
-  for (let index = 0; index < count; index++) {
-    const row = rows.items[index]!;
-    if (row.kind !== 'object') {
-      throw new InvalidInputError(
-        `body.rows[${index}]`,
-        `expected a JSON object, got ${kindOf(row)}`,
-      );
-    }
-    out[index] = readRow(document, row, index, key, rules);
-  }
-  return { key, rows: out, others, document };
+  return form === BodyForm.array
+    ? scanArrayBody(text, rules, shape)
+    : scanObjectBody(text, rules, shape);
 }

@@ -27,6 +27,8 @@ export {
   parseExact,
 } from './exact-parse.js';
 export {
+  BodyForm,
+  type BodyShape,
   type ExactKey,
   type ExactPutBody,
   type ExactPutRow,

@@ -1,5 +1,6 @@
 /**
- * The put request body: `{"rows": [{...}, ...], "key"?: "<field>"}`, read
+ * The put request body: `{"rows": [{...}, ...], "key"?: "<field>"}`, or
+ * (HTTP, `BodyShape`) a bare array of rows or one row per line, read
  * exactly (`lib/json`): every row keeps its text as sent, and is refused,
  * naming the field, when it cannot be kept exactly (duplicate members, lone
  * surrogates, nesting too deep, bad JSON). With `key`, every row is keyed by
@@ -8,7 +9,7 @@
  * Without `key`, rows are plain appends and `$delete` is refused.
  */
 import { InvalidInputError } from '../errors.js';
-import { scanPutBody } from '../json/exact-put-body.js';
+import { type BodyShape, scanPutBody } from '../json/exact-put-body.js';
 import type { ExactValue } from '../json/exact-tree.js';
 import type { Row } from '../rows/row.js';
 
@@ -41,16 +42,21 @@ export function parsePutText(
   text: string,
   maxRows: number,
   otherMembers: readonly string[] = [],
+  shape: BodyShape = {},
 ): ParsedPut {
-  const body = scanPutBody(text, {
-    maxRows,
-    maxRowDepth: MAX_ROW_DEPTH,
-    maxKeyChars: MAX_KEY_CHARS,
-    maxKeyNameChars: MAX_KEY_NAME_CHARS,
-    deleteMember: DELETE_MEMBER,
-    otherMembers,
-    bom: 'ignore',
-  });
+  const body = scanPutBody(
+    text,
+    {
+      maxRows,
+      maxRowDepth: MAX_ROW_DEPTH,
+      maxKeyChars: MAX_KEY_CHARS,
+      maxKeyNameChars: MAX_KEY_NAME_CHARS,
+      deleteMember: DELETE_MEMBER,
+      otherMembers,
+      bom: 'ignore',
+    },
+    shape,
+  );
   const rows = body.rows.map((row): Row => {
     if (row.key === undefined) return { text: row.text };
     if (row.delete) return { key: row.key.id, delete: true };

@@ -8,8 +8,11 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   checkFields,
   type FieldSpec,
+  NDJSON_MEDIA_TYPES,
   PUT_ACK_FIELDS,
   type PutAck,
+  PutBodyForm,
+  type PutQuery,
   SEQ_STATUS_FIELDS,
   type SeqStatus,
   SHARD_STATUS_FIELDS,
@@ -20,6 +23,9 @@ import { MalformedResponseError } from '../../lib/client/errors.js';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../lib/client/http-client.js';
 import { IDEMPOTENCY_ATTRIBUTE } from '../../lib/client/sqs-message.js';
 import { ErrorKind } from '../../lib/errors.js';
+import { NDJSON_SUBTYPES } from '../../lib/http/media-type.js';
+import type { BodyQuery } from '../../lib/http/put-body-shape.js';
+import { BodyForm } from '../../lib/json/index.js';
 import { IDEMPOTENCY_ATTRIBUTE as SERVICE_IDEMPOTENCY_ATTRIBUTE } from '../../lib/sqs/put-messages.js';
 import { schemaProperties, schemaRequired, yamlBlock } from './openapi-reader.js';
 
@@ -63,6 +69,18 @@ describe('client API types', () => {
     expectTypeOf<keyof PutAck>().toEqualTypeOf<keyof typeof PUT_ACK_FIELDS>();
     expectTypeOf<keyof ShardStatus>().toEqualTypeOf<keyof typeof SHARD_STATUS_FIELDS>();
     expectTypeOf<keyof SeqStatus>().toEqualTypeOf<keyof typeof SEQ_STATUS_FIELDS>();
+  });
+
+  describe('put request', () => {
+    it('names the body forms, NDJSON media types and query parameters the route reads', () => {
+      expect(Object.values(PutBodyForm)).toEqual(Object.values(BodyForm));
+      expect([...NDJSON_MEDIA_TYPES]).toEqual(
+        NDJSON_SUBTYPES.map((subtype) => `application/${subtype}`),
+      );
+      expectTypeOf<Exclude<keyof PutQuery, 'durability'>>().toEqualTypeOf<
+        (typeof BodyQuery)[keyof typeof BodyQuery]
+      >();
+    });
   });
 
   describe('checkFields', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorKind, UnsupportedMediaTypeError } from '../../lib/errors.js';
 import { parseContentEncoding } from '../../lib/http/content-encoding.js';
-import { assertJsonContentType, parseMediaType } from '../../lib/http/media-type.js';
+import { PutMediaKind, parseMediaType, putMediaKind } from '../../lib/http/media-type.js';
 
 const refusal = (fn: () => unknown): UnsupportedMediaTypeError => {
   try {
@@ -48,7 +48,7 @@ describe('parseMediaType', () => {
   });
 });
 
-describe('assertJsonContentType', () => {
+describe('putMediaKind', () => {
   it.each([
     [undefined],
     ['application/json'],
@@ -59,8 +59,19 @@ describe('assertJsonContentType', () => {
     ['application/vnd.shardwal+json'],
     ['application/problem+json; charset=utf-8'],
     ['application/json; profile=x'],
-  ])('accepts %j', (header) => {
-    expect(() => assertJsonContentType(header)).not.toThrow();
+  ])('reads %j as JSON', (header) => {
+    expect(putMediaKind(header)).toBe(PutMediaKind.json);
+  });
+
+  it.each([
+    ['application/x-ndjson'],
+    ['application/ndjson'],
+    ['application/jsonl'],
+    ['application/x-jsonl'],
+    ['application/jsonlines'],
+    ['Application/X-NDJSON; charset=UTF-8'],
+  ])('reads %j as newline-delimited JSON', (header) => {
+    expect(putMediaKind(header)).toBe(PutMediaKind.ndjson);
   });
 
   it.each([
@@ -76,12 +87,15 @@ describe('assertJsonContentType', () => {
     ['application/octet-stream'],
     [''],
     ['application/json, application/json'],
+    ['application/json-seq'],
+    ['application/x-ndjson; charset=latin1'],
+    ['text/x-ndjson'],
   ])('refuses %j with a 415 naming Content-Type and what it takes', (header) => {
-    const error = refusal(() => assertJsonContentType(header));
+    const error = refusal(() => putMediaKind(header));
     expect(error.kind).toBe(ErrorKind.unsupportedMediaType);
     expect(error.header).toBe('Content-Type');
     expect(error.message).toBe(
-      `Content-Type: expected application/json or application/*+json, with no charset or charset=utf-8, got ${JSON.stringify(header)}`,
+      `Content-Type: expected application/json or application/*+json, or newline-delimited JSON as application/x-ndjson, application/ndjson, application/jsonl, application/x-jsonl, application/jsonlines, application/x-jsonlines; with no charset or charset=utf-8, got ${JSON.stringify(header)}`,
     );
   });
 });

@@ -7,6 +7,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../../infra/constructs/api.js';
 import { ErrorKind, STATUS_OF_KIND } from '../../lib/errors.js';
+import { NDJSON_SUBTYPES } from '../../lib/http/media-type.js';
+import { BodyQuery } from '../../lib/http/put-body-shape.js';
+import { BodyForm } from '../../lib/json/index.js';
 import { ROUTES as LOCAL_ROUTES } from '../../lib/local/http-routes.js';
 import { SHARD_NAME_PATTERN } from '../../lib/paths.js';
 import { Durability } from '../../lib/put/put-rows.js';
@@ -143,7 +146,23 @@ describe('docs/openapi.yaml', () => {
     }
     expect(
       childKeys(block('paths', '/v1/shards/{shard}/rows', 'post', 'requestBody', 'content')).sort(),
-    ).toEqual(['application/*+json', 'application/json']);
+    ).toEqual(['application/*+json', 'application/json', 'application/x-ndjson']);
+    for (const subtype of NDJSON_SUBTYPES) expect(description).toContain(`application/${subtype}`);
+  });
+
+  it('documents the body-form query parameters with the code’s names and forms', () => {
+    const parameters = listItems(block('paths', '/v1/shards/{shard}/rows', 'post', 'parameters'));
+    for (const name of ['BodyFormat', 'RowsMember', 'KeyField']) {
+      expect(parameters).toContain(`$ref: '#/components/parameters/${name}'`);
+    }
+    const names = ['BodyFormat', 'RowsMember', 'KeyField'].map((name) =>
+      block('components', 'parameters', name)
+        .find((line) => /^\s+name: /.test(line))
+        ?.trim(),
+    );
+    expect(names).toEqual(Object.values(BodyQuery).map((name) => `name: ${name}`));
+    const format = block('components', 'parameters', 'BodyFormat', 'schema').join('\n');
+    expect(format).toContain(`enum: [${Object.values(BodyForm).join(', ')}]`);
   });
 
   it('documents the error body as {"error": {"kind", "message"}}', () => {

@@ -218,7 +218,6 @@ describe('scanPutBody', () => {
         otherMembers: ['shard'],
       });
       expect(body.others.get('shard')).toMatchObject({ kind: 'string', value: 's-1' });
-      expect(body.document.minified(body.others.get('shard')!)).toBe('"s-1"');
     });
 
     it('skips a leading byte order mark only when told to', () => {

@@ -38,12 +38,13 @@
  * a seq with no item (generation + 1 small reads); S4 only for an expired
  * seq at or below `durableSeq` (see `wal-seq.ts`).
  */
+
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { readBatchHead } from '../memtable/batches.js';
 import { rejectedSk } from '../memtable/quarantine.js';
 import { num, type ShardRecord, str } from '../memtable/shard-record.js';
 import { type Item, sendUnconditional, shardPk, type Table } from '../memtable/table.js';
 import type { ObjectStore } from '../store/object-store.js';
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { walSeq } from './wal-seq.js';
 
 /** The states of a seq. */

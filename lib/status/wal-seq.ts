@@ -18,9 +18,7 @@ import { decodeWal, readWal } from '../wal/decode.js';
 import type { WalHeader } from '../wal/format.js';
 
 /** The WAL's answer: the seq's batch is in it (`rows`), sealed void in it, or not in the readable WAL. */
-export type WalSeqAnswer =
-  | { found: true; void: boolean; position: number }
-  | { found: false };
+export type WalSeqAnswer = { found: true; void: boolean; position: number } | { found: false };
 
 /** Cursors of the readable WAL. */
 export interface ReadableWal {

@@ -187,12 +187,15 @@ describe('handleStatus', () => {
       expect(unknown.statusCode).toBe(404);
     });
 
-    it.each(['0', '-1', 'abc', '1.5', '', '1e3', ' 1', '0x10', '+1'])('answers 400 naming seq for %j', async (seq) => {
-      const f = await fixture(dynalite());
-      await putSample(f, 'a');
-      const result = await handleStatus(httpEvent(EventFile.apiSeqStatus, { seq }), f.table);
-      expect(result.statusCode).toBe(400);
-      expect((bodyOf(result).error as { message: string }).message).toMatch(/^seq: /);
-    });
+    it.each(['0', '-1', 'abc', '1.5', '', '1e3', ' 1', '0x10', '+1'])(
+      'answers 400 naming seq for %j',
+      async (seq) => {
+        const f = await fixture(dynalite());
+        await putSample(f, 'a');
+        const result = await handleStatus(httpEvent(EventFile.apiSeqStatus, { seq }), f.table);
+        expect(result.statusCode).toBe(400);
+        expect((bodyOf(result).error as { message: string }).message).toMatch(/^seq: /);
+      },
+    );
   });
 });

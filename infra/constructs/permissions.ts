@@ -8,8 +8,9 @@
  *      missing key is a 404, not a 403); with spilling off
  *      (`spillBytes=off`) they have no S3 permission at all. The status
  *      handler only reads WAL objects (a seq whose batch item expired is
- *      looked up there, `lib/status/wal-seq.ts`). The flushers and recovery read spill objects
- *      whether or not spilling is on: a deployment that switches it off
+ *      looked up there, `lib/status/wal-seq.ts`). The flushers and
+ *      recovery read spill objects whether or not spilling is on: a
+ *      deployment that switches it off
  *      still flushes the batches spilled before.
  *   2. Only the flushers write WAL objects; only export writes manifests,
  *      segments and snapshot parts; only export deletes (retention). Recovery

@@ -89,6 +89,23 @@ describe('seqState', () => {
     });
   });
 
+  describe('void', () => {
+    it('fails a durable repeat whose seq a rebuild sealed void (its WAL object lost) with fenced', async () => {
+      const f = await fixture(dynalite());
+      const { ack } = await put(f, [{ n: 1 }], 'k-lost');
+      await flushShard(f.flushDeps('a'), SHARD); // seq 1 at position 0
+      await f.memory.delete('shards/orders/wal/00000000000000000000'); // the object is lost
+      await expireBatchItems(f.table, SHARD, 1);
+      const report = await rebuildShard(recoveryDepsOf(f), SHARD);
+      expect(report.batches?.lost).toEqual({ fromSeq: 1, toSeq: 1, missing: 1 });
+      await flushShard(f.flushDeps('a'), SHARD); // commits the void at seq 1
+      expect(await seqAnswer(f, ack.seq)).toMatchObject({ state: 'void', durable: false });
+      const error = await caught(() => put(f, [{ n: 1 }], 'k-lost', true));
+      expect(error).toBeInstanceOf(FencedError);
+      expect((error as Error).message).toContain('seq 1 is void');
+    });
+  });
+
   describe('expired batch items', () => {
     /** Seqs 1-3 at position 0 (2 sealed void), 4 at position 1, 5 at position 2; every item expired. */
     async function expiredShard(f: Fixture) {

@@ -7,14 +7,14 @@
  *
  * Cost: a binary search over those positions reading only each probed
  * object's header (a streamed GET, abandoned after the first line), then one
- * whole GET of the object that covers the seq, verified (checksum, version)
- * before its `voidSeqs` is believed: ⌈log2(n + 1)⌉ + 1 GETs for n objects
- * above the watermark.
+ * GET of the object that covers the seq, streamed to its end and verified
+ * (checksum, version) before its `voidSeqs` is believed: at most
+ * ⌈log2(n + 1)⌉ + 1 GETs for n objects above the watermark.
  */
 import { UnavailableError } from '../errors.js';
 import { walKey } from '../paths.js';
 import type { ObjectStore } from '../store/object-store.js';
-import { decodeWal, readWal } from '../wal/decode.js';
+import { readWal } from '../wal/decode.js';
 import type { WalHeader } from '../wal/format.js';
 
 /** The WAL's answer: the seq's batch is in it (`rows`), sealed void in it, or not in the readable WAL. */
@@ -47,11 +47,16 @@ export async function walSeq(
   return { found: false };
 }
 
+/** The covering object read to its end (memory bounded: rows are dropped as they stream by). */
 async function verifiedAnswer(store: ObjectStore, key: string, seq: number) {
-  const bytes = await store.get(key);
-  if (!bytes) throw vanished(key);
-  const { header } = decodeWal(key, bytes);
-  if (seq < header.firstSeq || seq > header.lastSeq) {
+  const stream = await store.getStream(key);
+  if (!stream) throw vanished(key);
+  let header: WalHeader | undefined;
+  // The trailer's checksum is checked when the iteration ends: the header is believed only then.
+  for await (const entry of readWal(key, stream)) {
+    if (entry.kind === 'header') header = entry.header;
+  }
+  if (!header || seq < header.firstSeq || seq > header.lastSeq) {
     throw new UnavailableError(`${key} changed while it was read; ask again`);
   }
   return { found: true, void: header.voidSeqs.includes(seq), position: header.position } as const;

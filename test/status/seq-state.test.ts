@@ -140,7 +140,22 @@ describe('seqState', () => {
       expect(await seqAnswer(f, 5)).toMatchObject({ state: 'unknown', durable: false });
     });
 
-    it('reads headers only while searching: one whole object, the covering one', async () => {
+    it('answers 500 corrupt_data naming a corrupt covering object, never a state', async () => {
+      const f = await fixture(dynalite(), { gapSealMs: 2_000 });
+      await expiredShard(f);
+      const key = 'shards/orders/wal/00000000000000000000';
+      const bytes = Buffer.from((await f.memory.get(key))!);
+      bytes[bytes.length - 12] = (bytes[bytes.length - 12] ?? 0) ^ 0xff; // inside the gzip stream's end
+      await f.memory.delete(key);
+      await f.memory.putIfAbsent(key, bytes);
+      const event = httpEvent(EventFile.apiSeqStatus, { shard: SHARD, seq: '2' });
+      const result = await handleStatus(event, f.table, f.store);
+      expect(result.statusCode).toBe(500);
+      expect(bodyOf(result)).toMatchObject({ error: { kind: ErrorKind.corruptData } });
+      expect((bodyOf(result).error as { message: string }).message).toContain(key);
+    });
+
+    it('reads headers only while searching, then the covering object to its end', async () => {
       const f = await fixture(dynalite(), { gapSealMs: 2_000 });
       await expiredShard(f);
       const record = (await readShardRecord(f.table, SHARD))!;
@@ -151,8 +166,8 @@ describe('seqState', () => {
       expect(await seqState({ table: f.table, store }, record, 4)).toEqual({
         state: SeqState.durable,
       });
-      // Positions 0-2: the search probes 1 (seqs 4-4) by its header, then reads it whole.
-      expect(requests).toEqual(['getStream 01', 'get 01']);
+      // Positions 0-2: the search probes 1 (seq 4) by its header, then reads it to its end.
+      expect(requests).toEqual(['getStream 01', 'getStream 01']);
     });
   });
 });

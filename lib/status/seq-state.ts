@@ -39,11 +39,10 @@
  * seq at or below `durableSeq` (see `wal-seq.ts`).
  */
 
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { readBatchHead } from '../memtable/batches.js';
-import { rejectedSk } from '../memtable/quarantine.js';
-import { num, type ShardRecord, str } from '../memtable/shard-record.js';
-import { type Item, sendUnconditional, shardPk, type Table } from '../memtable/table.js';
+import { type QuarantineHead, readQuarantineHead } from '../memtable/quarantine.js';
+import type { ShardRecord } from '../memtable/shard-record.js';
+import type { Table } from '../memtable/table.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { walSeq } from './wal-seq.js';
 
@@ -57,13 +56,8 @@ export const SeqState = {
 } as const;
 export type SeqState = (typeof SeqState)[keyof typeof SeqState];
 
-/** The quarantine copy that makes a seq `quarantined`. */
-export interface QuarantineRecord {
-  /** Generation of the rebuild that set it aside. */
-  generation: number;
-  reason: string;
-  rejectedAtMs: number;
-}
+/** The quarantine copy that makes a seq `quarantined`: the generation of the rebuild that set it aside, and why. */
+export type QuarantineRecord = QuarantineHead;
 
 /** A seq's state and, when quarantined, the quarantine record that proves it. */
 export interface SeqVerdict {
@@ -110,23 +104,8 @@ async function findQuarantine(
   maxGeneration: number,
 ): Promise<QuarantineRecord | undefined> {
   for (let generation = maxGeneration; generation >= 1; generation--) {
-    const out = await sendUnconditional<{ Item?: Item }>(
-      table,
-      new GetItemCommand({
-        TableName: table.tableName,
-        Key: { pk: { S: shardPk(shard) }, sk: { S: rejectedSk(generation, seq) } },
-        ConsistentRead: true,
-        ProjectionExpression: 'rejectedReason, rejectedAtMs',
-      }),
-      'GetItem quarantined batch',
-    );
-    if (out.Item) {
-      return {
-        generation,
-        reason: str(out.Item, 'rejectedReason') ?? '',
-        rejectedAtMs: num(out.Item, 'rejectedAtMs', 0),
-      };
-    }
+    const head = await readQuarantineHead(table, shard, generation, seq);
+    if (head) return head;
   }
   return undefined;
 }

@@ -198,8 +198,18 @@ export class ShardwalHttpClient {
     return checkFields<ShardStatus>(answer.body, SHARD_STATUS_FIELDS, 'shard status');
   }
 
-  /** Whether batch `seq` of `shard` is durable. */
+  /**
+   * The state of batch `seq` of `shard` (`SeqStatus.state`). A seq that is
+   * not an integer from 1 to `Number.MAX_SAFE_INTEGER` (the largest the
+   * service issues) is refused before sending: no other number names a seq exactly.
+   */
   async seqStatus(shard: string, seq: number, signal?: AbortSignal): Promise<SeqStatus> {
+    if (!Number.isSafeInteger(seq) || seq < 1) {
+      throw new InvalidInputError(
+        'seq',
+        `expected an integer from 1 to ${Number.MAX_SAFE_INTEGER}, got ${seq}`,
+      );
+    }
     const answer = await this.#request({
       method: 'GET',
       path: `v1/shards/${encodeURIComponent(shard)}/seqs/${seq}`,

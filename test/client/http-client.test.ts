@@ -447,6 +447,19 @@ describe('ShardwalHttpClient', () => {
       ]);
     });
 
+    it.each([0, 1.5, 2 ** 53, Number.POSITIVE_INFINITY])(
+      'refuses seq %s before sending: no such number names a seq exactly',
+      async (seq) => {
+        const { client, requests } = clientWith([]);
+        const error = await client.seqStatus('orders', seq).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(InvalidInputError);
+        expect((error as Error).message).toMatch(
+          /^seq: expected an integer from 1 to 9007199254740991/,
+        );
+        expect(requests).toHaveLength(0);
+      },
+    );
+
     it('answers not_found for a shard never written, without retrying', async () => {
       const { client, requests } = clientWith([
         serviceErrorStep(404, 'not_found', 'shard x not found'),

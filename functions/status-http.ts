@@ -7,5 +7,5 @@ import { wrapHandler } from '../lib/runtime/wrap.js';
 const service = serviceFromEnv();
 
 export const handler = wrapHandler((event: APIGatewayProxyEventV2) =>
-  handleStatus(event, service.table),
+  handleStatus(event, service.table, service.store()),
 );

@@ -7,8 +7,10 @@
  *      create-if-absent (with reading back their own, and listing so that a
  *      missing key is a 404, not a 403); with spilling off
  *      (`spillBytes=off`) they have no S3 permission at all. The status
- *      handler has none, ever. The flushers and recovery read spill objects
- *      whether or not spilling is on: a deployment that switches it off
+ *      handler only reads WAL objects (a seq whose batch item expired is
+ *      looked up there, `lib/status/wal-seq.ts`). The flushers and
+ *      recovery read spill objects whether or not spilling is on: a
+ *      deployment that switches it off
  *      still flushes the batches spilled before.
  *   2. Only the flushers write WAL objects; only export writes manifests,
  *      segments and snapshot parts; only export deletes (retention). Recovery
@@ -64,7 +66,7 @@ export const TABLE_ACTIONS_BY_HANDLER = {
   // lib/put: idempotency (get, put, delete), allocate (update), the batch (put, update), durable wait (get).
   putHttp: ['getItem', 'putItem', 'updateItem', 'deleteItem'],
   putSqs: ['getItem', 'putItem', 'updateItem', 'deleteItem'],
-  // lib/http/status-route: the shard record.
+  // lib/http/status-route: the shard record, the batch head and quarantine copies of a seq.
   statusHttp: ['getItem'],
   // lib/flush: record (get, update), batches (query), void seals (put); nothing deletes (TTL).
   flushTick: ['getItem', 'query', 'putItem', 'updateItem'],
@@ -147,6 +149,11 @@ export function grantLeastPrivilege(t: PermissionTargets): void {
     acknowledgeKeyPatterns(t.functions[flusher], t.bucket, [KEY_PATTERNS.wal]);
   }
   sendFlushRequests('flushTick');
+
+  // The seq status reads the WAL object covering a seq whose batch item expired.
+  allow('statusHttp', ['s3:GetObject'], [objects(KEY_PATTERNS.wal)]);
+  listBucket('statusHttp');
+  acknowledgeKeyPatterns(t.functions.statusHttp, t.bucket, [KEY_PATTERNS.wal]);
 
   // Both scheduled jobs list the shards through the registry index.
   for (const job of ['export', 'recover'] as const)

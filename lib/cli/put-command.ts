@@ -15,13 +15,14 @@
  */
 import type { Readable } from 'node:stream';
 import type { PutAck } from '../client/api-types.js';
-import { ProducerBatchError, ProducerStoppedError } from '../client/errors.js';
+import { ProducerBatchError, ProducerStoppedError, SeqNotDurableError } from '../client/errors.js';
 import { createHttpProducer, HTTP_PRODUCER_DEFAULTS } from '../client/http-producer.js';
 import type { BatchOutcome, RowProducer } from '../client/producer.js';
 import { frameOverheadBytes } from '../client/put-body.js';
 import { rawRow } from '../client/rows.js';
 import type { SqsAck } from '../client/sqs-batch-sender.js';
 import { createSqsProducer } from '../client/sqs-producer.js';
+import { MAX_SEQ } from '../exact-integer.js';
 import {
   booleanOption,
   type CliCommand,
@@ -30,6 +31,7 @@ import {
   stringOption,
 } from './command.js';
 import { UsageError } from './errors.js';
+import { integerArgument } from './integer-argument.js';
 import { writeText } from './output.js';
 import { importIdOf, openPutInput, readLines, scanInput } from './put-input.js';
 import {
@@ -68,12 +70,9 @@ interface PutSettings {
 
 function positiveInteger(input: CommandInput, name: string, fallback: number): number {
   const text = stringOption(input, name);
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1) {
-    throw new UsageError(`--${name}: expected a positive integer, got ${JSON.stringify(text)}`);
-  }
-  return value;
+  return text === undefined
+    ? fallback
+    : integerArgument(`--${name}`, text, { min: 1, max: MAX_SEQ });
 }
 
 function putSettings(input: CommandInput): PutSettings {
@@ -165,9 +164,16 @@ async function awaitDurability(target: PutTarget, settings: PutSettings, tally: 
   if (target.transport !== 'http' || tally.notDurable.length === 0) return 0;
   // durableSeq ≥ seq covers every lower seq too: waiting for the highest is enough.
   const highest = Math.max(...tally.notDurable.map((batch) => batch.seq));
-  const status = await target.client.waitDurable(settings.shard, highest, {
-    timeoutMs: PUT_DEFAULTS.durableWaitMs,
-  });
+  const status = await target.client
+    .waitDurable(settings.shard, highest, { timeoutMs: PUT_DEFAULTS.durableWaitMs })
+    .catch((error: unknown) => {
+      // Still pending (timeout) or a poisoned shard: count what durableSeq covers. A void,
+      // quarantined or unknown seq is never counted durable: that error stands.
+      const stillOpen =
+        error instanceof SeqNotDurableError && ['timeout', 'poisoned'].includes(error.end);
+      if (stillOpen) return error.status;
+      throw error;
+    });
   return tally.notDurable
     .filter((batch) => batch.seq > status.durableSeq)
     .reduce((sum, batch) => sum + batch.rows, 0);

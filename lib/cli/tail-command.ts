@@ -15,6 +15,7 @@
 import type { TailFrom, TailOptions, TailRow } from '../client/reader/tail-options.js';
 import { tailShardBatches } from '../client/reader/tail-shard.js';
 import { NotFoundError } from '../errors.js';
+import { quoteParameter } from '../exact-integer.js';
 import { shardPrefix } from '../paths.js';
 import type { ObjectStore } from '../store/object-store.js';
 import {
@@ -26,6 +27,7 @@ import {
 } from './command.js';
 import { dumpLine } from './dump-line.js';
 import { UsageError } from './errors.js';
+import { integerArgument, seqArgument } from './integer-argument.js';
 import { writeText } from './output.js';
 import { shardArgument } from './shard-argument.js';
 import { openTailTarget } from './tail-target.js';
@@ -36,21 +38,23 @@ export type TailHooks = Pick<TailOptions, 'signal' | 'sleep' | 'now'>;
 function fromOption(input: CommandInput): TailFrom | undefined {
   const text = stringOption(input, 'from');
   if (text === undefined || text === 'end') return text;
-  const seq = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(seq) || seq < 1) {
-    throw new UsageError(`--from: expected a seq (a positive integer) or "end", got ${text}`);
+  if (!/^[0-9]+$/.test(text)) {
+    throw new UsageError(`--from: expected a seq (digits) or "end", got ${quoteParameter(text)}`);
   }
-  return seq;
+  return seqArgument('--from', text);
 }
+
+/** setTimeout's largest delay (2^31 − 1 ms); a longer one fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 function pollOption(input: CommandInput): number | undefined {
   const text = stringOption(input, 'poll-ms');
   if (text === undefined) return undefined;
-  const ms = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(ms) || ms < 1) {
-    throw new UsageError(`--poll-ms: expected a positive integer, got ${text}`);
-  }
-  return ms;
+  return integerArgument('--poll-ms', text, {
+    min: 1,
+    max: MAX_TIMER_MS,
+    maxName: 'the longest wait Node.js timers take',
+  });
 }
 
 async function hasObjects(store: ObjectStore, shard: string): Promise<boolean> {

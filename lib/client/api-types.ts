@@ -101,22 +101,51 @@ export const SHARD_STATUS_FIELDS = {
   aofWatermark: { type: 'integer', required: false },
 } as const satisfies Record<keyof ShardStatus, FieldSpec>;
 
+/**
+ * The states of a seq (`SeqState` in the spec): `pending` (allocated, not
+ * yet decided), `durable` (its rows are in the WAL), `void` (sealed, nothing
+ * stored), `quarantined` (a rebuild set its rows aside for an operator),
+ * `unknown` (older than the service can still tell).
+ */
+export const SeqState = {
+  pending: 'pending',
+  durable: 'durable',
+  void: 'void',
+  quarantined: 'quarantined',
+  unknown: 'unknown',
+} as const;
+export type SeqState = (typeof SeqState)[keyof typeof SeqState];
+
+/** Why a seq is `quarantined`: the rebuild that set it aside. */
+export interface SeqQuarantine {
+  generation: number;
+  reason: string;
+  rejectedAtMs: number;
+}
+
 /** `SeqStatus`: `GET /v1/shards/{shard}/seqs/{seq}`. */
 export interface SeqStatus {
   shard: string;
   seq: number;
+  /** One of `SeqState`; a newer service may add states: treat any other as not durable. */
+  state: SeqState;
+  /** True only when `state` is `durable`. */
   durable: boolean;
   durableSeq: number;
   poison: string | null;
+  /** Present when `state` is `quarantined`. */
+  quarantine?: SeqQuarantine;
 }
 
 /** The fields of `SeqStatus`. */
 export const SEQ_STATUS_FIELDS = {
   shard: { type: 'string', required: true },
   seq: { type: 'integer', required: true },
+  state: { type: 'string', required: true },
   durable: { type: 'boolean', required: true },
   durableSeq: { type: 'integer', required: true },
   poison: { type: ['string', 'null'], required: true },
+  quarantine: { type: 'object', required: false },
 } as const satisfies Record<keyof SeqStatus, FieldSpec>;
 
 function typeOf(value: unknown): JsonType | 'other' {

@@ -6,6 +6,7 @@
  * project's `ShardwalError`, so `error.kind` reads the same on both sides.
  */
 import { ErrorKind, ShardwalError } from '../errors.js';
+import type { SeqStatus } from './api-types.js';
 import { isRetryableKind, STATUS_OF_KIND } from './error-kinds.js';
 
 /** Who produced an error. */
@@ -196,6 +197,45 @@ export class RowRejectedError extends ApiError {
       retryable: false,
     });
     this.name = 'RowRejectedError';
+  }
+}
+
+/** Why `waitDurable` gave up on a seq: a state that never becomes durable, a poisoned shard, or its timeout. */
+export const SeqWaitEnd = {
+  void: 'void',
+  quarantined: 'quarantined',
+  unknown: 'unknown',
+  poisoned: 'poisoned',
+  timeout: 'timeout',
+} as const;
+export type SeqWaitEnd = (typeof SeqWaitEnd)[keyof typeof SeqWaitEnd];
+
+/** The kind of each end: void and quarantined are final (fenced), the rest may change. */
+const KIND_OF_WAIT_END = {
+  [SeqWaitEnd.void]: ErrorKind.fenced,
+  [SeqWaitEnd.quarantined]: ErrorKind.fenced,
+  [SeqWaitEnd.unknown]: ErrorKind.notFound,
+  [SeqWaitEnd.poisoned]: ErrorKind.poisoned,
+  [SeqWaitEnd.timeout]: ErrorKind.unavailable,
+} as const satisfies Record<SeqWaitEnd, ErrorKind>;
+
+/**
+ * `waitDurable` ended without the seq durable: `end` says why, `status` is
+ * the last answer (its `state`, `durableSeq`, `poison`, `quarantine`). A
+ * `void` seq stored nothing; a `quarantined` one's rows wait for an operator;
+ * neither will ever become durable, so re-put the rows if they should land.
+ */
+export class SeqNotDurableError extends ShardwalError {
+  readonly end: SeqWaitEnd;
+  readonly status: SeqStatus;
+  constructor(end: SeqWaitEnd, status: SeqStatus, detail: string) {
+    super(
+      KIND_OF_WAIT_END[end],
+      `seq ${status.seq} of shard ${status.shard} is not durable (${end}): ${detail}`,
+    );
+    this.name = 'SeqNotDurableError';
+    this.end = end;
+    this.status = status;
   }
 }
 

@@ -21,11 +21,19 @@ import {
   PUT_ACK_FIELDS,
   type PutAck,
   SEQ_STATUS_FIELDS,
+  SeqState,
   type SeqStatus,
   SHARD_STATUS_FIELDS,
   type ShardStatus,
 } from './api-types.js';
-import { ApiError, ConnectionError, ErrorOrigin, MalformedResponseError } from './errors.js';
+import {
+  ApiError,
+  ConnectionError,
+  ErrorOrigin,
+  MalformedResponseError,
+  SeqNotDurableError,
+  SeqWaitEnd,
+} from './errors.js';
 import {
   type EncodedBody,
   encodeBody,
@@ -81,7 +89,7 @@ export interface PutOptions {
 
 /** Options of `waitDurable`. */
 export interface WaitDurableOptions {
-  /** Give up after this long (default 60 s); the last status is returned. */
+  /** Give up after this long (default 60 s) with `SeqNotDurableError` (`timeout`). */
   timeoutMs?: number;
   /** Between two status reads (default 200 ms). */
   pollMs?: number;
@@ -190,8 +198,18 @@ export class ShardwalHttpClient {
     return checkFields<ShardStatus>(answer.body, SHARD_STATUS_FIELDS, 'shard status');
   }
 
-  /** Whether batch `seq` of `shard` is durable. */
+  /**
+   * The state of batch `seq` of `shard` (`SeqStatus.state`). A seq that is
+   * not an integer from 1 to `Number.MAX_SAFE_INTEGER` (the largest the
+   * service issues) is refused before sending: no other number names a seq exactly.
+   */
   async seqStatus(shard: string, seq: number, signal?: AbortSignal): Promise<SeqStatus> {
+    if (!Number.isSafeInteger(seq) || seq < 1) {
+      throw new InvalidInputError(
+        'seq',
+        `expected an integer from 1 to ${Number.MAX_SAFE_INTEGER}, got ${seq}`,
+      );
+    }
     const answer = await this.#request({
       method: 'GET',
       path: `v1/shards/${encodeURIComponent(shard)}/seqs/${seq}`,
@@ -202,8 +220,11 @@ export class ShardwalHttpClient {
   }
 
   /**
-   * Polls until batch `seq` is durable, the shard is poisoned (`poison` set)
-   * or the time runs out; resolves with the last status.
+   * Polls until batch `seq` is durable and resolves with that status; never
+   * resolves otherwise. Rejects with `SeqNotDurableError` naming why: the seq
+   * is `void` or `quarantined` (it never will be durable), `unknown` (too
+   * old for the service to tell), its shard is `poisoned`, or the time ran
+   * out (`timeout`, still `pending`). Each carries the last status.
    */
   async waitDurable(
     shard: string,
@@ -213,7 +234,16 @@ export class ShardwalHttpClient {
     const deadline = this.#retry.now() + (options.timeoutMs ?? 60_000);
     for (;;) {
       const status = await this.seqStatus(shard, seq, options.signal);
-      if (status.durable || status.poison !== null || this.#retry.now() >= deadline) return status;
+      if (status.state === SeqState.durable && status.durable) return status;
+      const end = waitEndOf(status);
+      if (end) throw new SeqNotDurableError(end, status, waitEndDetail(end, status));
+      if (this.#retry.now() >= deadline) {
+        throw new SeqNotDurableError(
+          SeqWaitEnd.timeout,
+          status,
+          `still ${status.state} after ${options.timeoutMs ?? 60_000} ms (durableSeq ${status.durableSeq}); ask again later`,
+        );
+      }
       await this.#retry.sleep(options.pollMs ?? 200, options.signal);
     }
   }
@@ -326,4 +356,27 @@ function connectionProblem(error: unknown, timeoutMs: number): string {
   const code = typeof cause?.code === 'string' ? cause.code : undefined;
   const message = typeof cause?.message === 'string' ? cause.message : (error as Error).message;
   return `connection failed (${code ? `${code}: ` : ''}${message})`;
+}
+
+/** Why a wait ends at `status` now, or undefined while it may still become durable. */
+function waitEndOf(status: SeqStatus): SeqWaitEnd | undefined {
+  if (status.state === SeqState.void) return SeqWaitEnd.void;
+  if (status.state === SeqState.quarantined) return SeqWaitEnd.quarantined;
+  if (status.poison !== null) return SeqWaitEnd.poisoned;
+  if (status.state === SeqState.pending) return undefined;
+  // `unknown`, a state this client does not know, or `durable` contradicted by `durable: false`.
+  return SeqWaitEnd.unknown;
+}
+
+function waitEndDetail(end: SeqWaitEnd, status: SeqStatus): string {
+  switch (end) {
+    case SeqWaitEnd.void:
+      return 'it was sealed void and nothing was stored; re-put the rows if they should land';
+    case SeqWaitEnd.quarantined:
+      return `a rebuild (generation ${status.quarantine?.generation ?? '?'}) set its rows aside for an operator${status.quarantine ? `: ${status.quarantine.reason}` : ''}`;
+    case SeqWaitEnd.poisoned:
+      return `the shard is poisoned: ${status.poison}`;
+    default:
+      return `the service answered state ${JSON.stringify(status.state)}: it can no longer tell whether the rows were stored`;
+  }
 }

@@ -10,7 +10,7 @@
  * `generation` is the one the rebuild commits, so a rebuild that crashed and
  * runs again rewrites the same items (idempotent).
  */
-import { type AttributeValue, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { padPosition } from '../paths.js';
 import { type BatchRow, decodeBatchRows, MAX_CHUNK_BYTES } from './batch-codec.js';
 import { deleteBatches, payloadOf, spillRefOf } from './batches.js';
@@ -23,6 +23,7 @@ import {
   type Item,
   queryShardItems,
   sendUnconditional,
+  shardPk,
   type Table,
 } from './table.js';
 
@@ -136,4 +137,39 @@ export async function listRejectedBatches(table: Table, shard: string): Promise<
     });
   }
   return batches;
+}
+
+/** What the head of a quarantined batch says of why it is there. */
+export interface QuarantineHead {
+  generation: number;
+  reason: string;
+  rejectedAtMs: number;
+}
+
+/**
+ * The head of batch `seq`'s quarantine copy made by the rebuild of
+ * `generation` (one strongly consistent GetItem), or undefined when there is none.
+ */
+export async function readQuarantineHead(
+  table: Table,
+  shard: string,
+  generation: number,
+  seq: number,
+): Promise<QuarantineHead | undefined> {
+  const out = await sendUnconditional<{ Item?: Item }>(
+    table,
+    new GetItemCommand({
+      TableName: table.tableName,
+      Key: { pk: { S: shardPk(shard) }, sk: { S: rejectedSk(generation, seq) } },
+      ConsistentRead: true,
+      ProjectionExpression: 'rejectedReason, rejectedAtMs',
+    }),
+    'GetItem quarantined batch',
+  );
+  if (!out.Item) return undefined;
+  return {
+    generation,
+    reason: str(out.Item, 'rejectedReason') ?? '',
+    rejectedAtMs: num(out.Item, 'rejectedAtMs', 0),
+  };
 }

@@ -35,10 +35,21 @@
  *     at the first commit moment shortens it by a tenth, a miss lengthens it
  *     by a tenth, so it settles near the median delay: half the waiters read
  *     once, most of the rest once or twice more, half a delay apart.
+ * W5. `durableSeq >= seq` proves a fresh allocation durable: a rebuild that
+ *     could quarantine or void its batch changes the generation first (a
+ *     FencedError above). A repeat adopted the generation of its first read,
+ *     so a rebuild before it went unseen: its seq is checked once more
+ *     (`lib/status/seq-state.ts`, one read of the batch head) and a seq a
+ *     rebuild quarantined or voided fails with FencedError naming the state,
+ *     never answered durable. An empty seq at or below `durableSeq` that no
+ *     quarantine names held the repeat's batch, flushed and since expired
+ *     (L4 in `lib/liveness.ts`: a repeat asks within its idempotency window,
+ *     which voids outlive).
  */
 import { FencedError, PoisonedError } from '../errors.js';
-import { leaseHeld, readShardRecord } from '../memtable/shard-record.js';
+import { leaseHeld, readShardRecord, type ShardRecord } from '../memtable/shard-record.js';
 import type { Table } from '../memtable/table.js';
+import { SeqState, seqState } from '../status/seq-state.js';
 import { nextGridTick } from '../ticker/grid.js';
 
 /** Inputs of `waitDurable`. */
@@ -95,6 +106,17 @@ export function nextCommitMoment(nowMs: number, intervalMs: number, commitDelayM
   return nextGridTick(nowMs - commitDelayMs, intervalMs) + commitDelayMs;
 }
 
+/** W5: a repeat's seq at or below `durableSeq` that a rebuild quarantined or voided fails loud. */
+async function assertNotSetAside(table: Table, record: ShardRecord, seq: number): Promise<void> {
+  const { state } = await seqState({ table }, record, seq);
+  if (state === SeqState.quarantined || state === SeqState.void) {
+    throw new FencedError(
+      record.shard,
+      `seq ${seq} is ${state}: a rebuild ${state === SeqState.void ? 'sealed it void' : 'set its rows aside for an operator'}, so its rows are not in the WAL; check GET /v1/shards/${record.shard}/seqs/${seq}`,
+    );
+  }
+}
+
 /** Resolves true once `seq` is durable, false when `waitMs` runs out. */
 export async function waitDurable(table: Table, input: WaitDurableInput): Promise<boolean> {
   const { intervalMs, maxPollMs } = input;
@@ -146,7 +168,10 @@ export async function waitDurable(table: Table, input: WaitDurableInput): Promis
       if (durable) estimate.hit();
       else estimate.miss(boundMs);
     }
-    if (durable) return true;
+    if (durable) {
+      if (!fresh) await assertNotSetAside(table, record, input.seq);
+      return true;
+    }
     const now = input.now();
     if (now >= deadline) return false;
     const moment = intervalMs === undefined ? noMoment : nextCommitMoment(now, intervalMs, delayMs);

@@ -75,6 +75,60 @@ describe('shardwal CLI', () => {
       expect(compact.stdout).toBe(`${JSON.stringify(status)}\n`);
     });
 
+    it('status <shard> <seq> prints the state of that seq, as the status API answers it', async () => {
+      const out = await cli(['status', 'alpha', '2', '--data-dir', dataDir, '--json']);
+      expect(out).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(out.stdout)).toEqual({
+        shard: 'alpha',
+        seq: 2,
+        state: 'durable',
+        durable: true,
+        durableSeq: 3,
+        poison: null,
+      });
+      const unallocated = await cli(['status', 'alpha', '4', '--data-dir', dataDir]);
+      expect(unallocated).toMatchObject({
+        code: 1,
+        stderr: 'shardwal status: seq 4 of shard alpha not found\n',
+      });
+    });
+
+    it.each([
+      [
+        'status',
+        ['status', 'alpha', '9007199254740993'],
+        '<seq>: "9007199254740993" is above the largest seq the service can issue, 9007199254740991',
+      ],
+      [
+        'tail --from',
+        ['tail', 'alpha', '--from', '18446744073709551616'],
+        '--from: "18446744073709551616" is above the largest seq the service can issue, 9007199254740991',
+      ],
+      [
+        'tail --from',
+        ['tail', 'alpha', '--from', '1e3'],
+        '--from: expected a seq (digits) or "end", got "1e3"',
+      ],
+      [
+        'tail --poll-ms',
+        ['tail', 'alpha', '--poll-ms', '9'.repeat(400)],
+        `--poll-ms: "${'9'.repeat(40)}"… (400 characters) is above the longest wait Node.js timers take, 2147483647`,
+      ],
+      [
+        'put --batch-rows',
+        ['put', 'alpha', '--batch-rows', '9007199254740992'],
+        '--batch-rows: "9007199254740992" is above the largest accepted, 9007199254740991',
+      ],
+    ])(
+      '%s refuses a number past its limit with exit 2 naming the limit, never rounding it',
+      async (_, argv, message) => {
+        const out = await cli([...argv, '--data-dir', dataDir]);
+        expect(out.code).toBe(2);
+        expect(out.stdout).toBe('');
+        expect(out.stderr.split('\n')[0]).toBe(`shardwal ${argv[0]}: ${message}`);
+      },
+    );
+
     it('dump prints the durable rows in WAL order as JSON Lines', async () => {
       expect(alphaAcks).toEqual([1, 2, 3]);
       const dump = await cli(['dump', 'alpha', '--data-dir', dataDir]);

@@ -103,7 +103,14 @@ describe('client API types', () => {
     });
 
     it('takes null where the spec allows it and refuses it elsewhere', () => {
-      const status = { shard: 'o', seq: 1, durable: false, durableSeq: 0, poison: null };
+      const status = {
+        shard: 'o',
+        seq: 1,
+        state: 'pending',
+        durable: false,
+        durableSeq: 0,
+        poison: null,
+      };
       expect(checkFields(status, SEQ_STATUS_FIELDS, 'seq')).toEqual(status);
       expect(() => checkFields({ ...status, durableSeq: null }, SEQ_STATUS_FIELDS, 'seq')).toThrow(
         /durableSeq/,

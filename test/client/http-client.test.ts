@@ -12,6 +12,8 @@ import {
   MalformedResponseError,
   NotFoundApiError,
   PoisonedApiError,
+  SeqNotDurableError,
+  SeqWaitEnd,
   TooLargeApiError,
   UnavailableApiError,
 } from '../../lib/client/errors.js';
@@ -428,7 +430,14 @@ describe('ShardwalHttpClient', () => {
       const { client, requests } = clientWith([
         () => Response.json(status),
         () =>
-          Response.json({ shard: 'orders', seq: 7, durable: false, durableSeq: 6, poison: null }),
+          Response.json({
+            shard: 'orders',
+            seq: 7,
+            state: 'pending',
+            durable: false,
+            durableSeq: 6,
+            poison: null,
+          }),
       ]);
       await expect(client.status('orders')).resolves.toEqual(status);
       await expect(client.seqStatus('orders', 7)).resolves.toMatchObject({ durable: false });
@@ -437,6 +446,19 @@ describe('ShardwalHttpClient', () => {
         'GET /v1/shards/orders/seqs/7',
       ]);
     });
+
+    it.each([0, 1.5, 2 ** 53, Number.POSITIVE_INFINITY])(
+      'refuses seq %s before sending: no such number names a seq exactly',
+      async (seq) => {
+        const { client, requests } = clientWith([]);
+        const error = await client.seqStatus('orders', seq).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(InvalidInputError);
+        expect((error as Error).message).toMatch(
+          /^seq: expected an integer from 1 to 9007199254740991/,
+        );
+        expect(requests).toHaveLength(0);
+      },
+    );
 
     it('answers not_found for a shard never written, without retrying', async () => {
       const { client, requests } = clientWith([
@@ -453,6 +475,7 @@ describe('ShardwalHttpClient', () => {
           Response.json({
             shard: 'orders',
             seq: 7,
+            state: durable ? 'durable' : 'pending',
             durable,
             durableSeq: durable ? 7 : 6,
             poison: null,
@@ -464,20 +487,81 @@ describe('ShardwalHttpClient', () => {
       expect(waits).toEqual([50, 50]);
     });
 
-    it('waitDurable stops at a poisoned shard and when the time runs out', async () => {
+    it('waitDurable rejects, typed, at a poisoned shard and when the time runs out', async () => {
       const poisoned = clientWith([
         () =>
-          Response.json({ shard: 'o', seq: 7, durable: false, durableSeq: 6, poison: 'diverged' }),
+          Response.json({
+            shard: 'o',
+            seq: 7,
+            state: 'pending',
+            durable: false,
+            durableSeq: 6,
+            poison: 'diverged',
+          }),
       ]);
-      await expect(poisoned.client.waitDurable('o', 7)).resolves.toMatchObject({
-        poison: 'diverged',
-      });
+      const stopped = await poisoned.client.waitDurable('o', 7).catch((e: unknown) => e);
+      expect(stopped).toBeInstanceOf(SeqNotDurableError);
+      expect(stopped).toMatchObject({ end: SeqWaitEnd.poisoned, kind: ErrorKind.poisoned });
+      expect((stopped as SeqNotDurableError).status.poison).toBe('diverged');
       const pending: Step = () =>
-        Response.json({ shard: 'o', seq: 7, durable: false, durableSeq: 6, poison: null });
+        Response.json({
+          shard: 'o',
+          seq: 7,
+          state: 'pending',
+          durable: false,
+          durableSeq: 6,
+          poison: null,
+        });
       const slow = clientWith(Array.from({ length: 20 }, () => pending));
-      const status = await slow.client.waitDurable('o', 7, { timeoutMs: 1_000, pollMs: 300 });
-      expect(status.durable).toBe(false);
+      const late = await slow.client
+        .waitDurable('o', 7, { timeoutMs: 1_000, pollMs: 300 })
+        .catch((e: unknown) => e);
+      expect(late).toMatchObject({ end: SeqWaitEnd.timeout, kind: ErrorKind.unavailable });
+      expect((late as SeqNotDurableError).status.state).toBe('pending');
       expect(slow.requests).toHaveLength(5);
+    });
+
+    it.each([
+      ['void', SeqWaitEnd.void, ErrorKind.fenced],
+      ['quarantined', SeqWaitEnd.quarantined, ErrorKind.fenced],
+      ['unknown', SeqWaitEnd.unknown, ErrorKind.notFound],
+      ['a state it does not know', SeqWaitEnd.unknown, ErrorKind.notFound],
+    ])(
+      'waitDurable rejects a seq the service calls %s at once, never resolving',
+      async (state, end, kind) => {
+        const { client, requests } = clientWith([
+          () =>
+            Response.json({
+              shard: 'o',
+              seq: 7,
+              state: state.includes(' ') ? 'archived' : state,
+              durable: false,
+              durableSeq: 9,
+              poison: null,
+            }),
+        ]);
+        const error = await client.waitDurable('o', 7).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(SeqNotDurableError);
+        expect(error).toMatchObject({ end, kind });
+        expect(requests).toHaveLength(1);
+      },
+    );
+
+    it('waitDurable never resolves on durable: true alone when the state says otherwise', async () => {
+      const { client } = clientWith([
+        () =>
+          Response.json({
+            shard: 'o',
+            seq: 7,
+            state: 'void',
+            durable: true,
+            durableSeq: 9,
+            poison: null,
+          }),
+      ]);
+      expect(await client.waitDurable('o', 7).catch((e: unknown) => e)).toMatchObject({
+        end: SeqWaitEnd.void,
+      });
     });
   });
 

@@ -121,7 +121,7 @@ describe('grantLeastPrivilege', () => {
         's3:ListBucket bucket',
         `s3:PutObject ${SPILL} ${IF_NONE_MATCH}`,
       ),
-      statusHttp: [],
+      statusHttp: [`s3:GetObject ${WAL}`, 's3:ListBucket bucket'],
       flushTick: [
         `s3:GetObject ${WAL}`,
         `s3:GetObject ${SPILL}`,
@@ -176,9 +176,9 @@ describe('grantLeastPrivilege', () => {
     ]);
   });
 
-  it('gives the status handler one read: the shard record', () => {
+  it('gives the status handler reads only: items by key and WAL objects', () => {
     const actions = actionsOf(statementsOf(s, 'statusHttp')).filter((a) => !a.startsWith('logs:'));
-    expect(actions.sort()).toEqual(['dynamodb:GetItem']);
+    expect(actions.sort()).toEqual(['dynamodb:GetItem', 's3:GetObject', 's3:ListBucket']);
   });
 
   it('grants on the table only the DynamoDB actions each handler sends', () => {

@@ -1,0 +1,177 @@
+/**
+ * The state of a seq where only the quarantine, the WAL or nothing can tell:
+ * a batch a rebuild set aside, and seqs whose batch items have expired.
+ */
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { ErrorKind, FencedError } from '../../lib/errors.js';
+import { exportShard } from '../../lib/export/export-shard.js';
+import { flushShard } from '../../lib/flush/flush-shard.js';
+import { handleStatus } from '../../lib/http/status-route.js';
+import { readShardRecord } from '../../lib/memtable/shard-record.js';
+import { putRows } from '../../lib/put/put-rows.js';
+import { parsePutValue } from '../../lib/put/schema.js';
+import { rebuildShard } from '../../lib/recovery/rebuild.js';
+import { SeqState, seqState } from '../../lib/status/seq-state.js';
+import { InstrumentedObjectStore } from '../../lib/store/instrumented-store.js';
+import { exportDepsOf, recoveryDepsOf } from '../recovery/support.js';
+import { bodyOf, EventFile, httpEvent } from '../support/events.js';
+import { type Fixture, fixture, useDynalite } from '../support/harness.js';
+import { expireBatchItems, restoreShardItem, snapshotShardItem } from '../support/shard-item.js';
+import { allocateOnly, putBatch } from '../support/wal-chain.js';
+import { caught } from '../wal/helpers.js';
+
+const dynalite = useDynalite();
+const SHARD = 'orders';
+
+async function seqAnswer(f: Fixture, seq: number, withStore = true) {
+  const event = httpEvent(EventFile.apiSeqStatus, { shard: SHARD, seq: String(seq) });
+  return bodyOf(await handleStatus(event, f.table, withStore ? f.store : undefined));
+}
+
+function put(f: Fixture, rows: Array<Record<string, unknown>>, key?: string, durable = false) {
+  return putRows(f.put, {
+    shard: SHARD,
+    body: parsePutValue({ rows }, 100),
+    durability: durable ? 'durable' : 'buffered',
+    idempotencyKey: key,
+  });
+}
+
+/**
+ * A record rolled back behind S3 hands seq 2 out again; the put that gets it
+ * (under Idempotency-Key `k-reused`) is acked buffered, and the rebuild
+ * quarantines it: S3 already holds other rows at seq 2.
+ */
+async function quarantinedSeq(f: Fixture): Promise<number> {
+  await put(f, [{ n: 1 }]);
+  await flushShard(f.flushDeps('a'), SHARD); // seq 1 at position 0
+  const backup = await snapshotShardItem(f.table, SHARD); // durableSeq 1, nextSeq 2
+  await put(f, [{ n: 2 }]);
+  await flushShard(f.flushDeps('a'), SHARD); // seq 2 at position 1
+  await restoreShardItem(f.table, backup);
+  await expireBatchItems(f.table, SHARD, 2); // the restore is older than the items' lifetime
+  const { ack } = await put(f, [{ n: 'reused' }], 'k-reused');
+  expect(ack).toEqual({ shard: SHARD, seq: 2, rows: 1, durable: false });
+  expect(await flushShard(f.flushDeps('b'), SHARD)).toMatchObject({ status: 'poisoned' });
+  const report = await rebuildShard(recoveryDepsOf(f), SHARD);
+  expect(report.batches?.rejected.map((r) => r.seq)).toEqual([2]);
+  return ack.seq;
+}
+
+describe('seqState', () => {
+  describe('quarantined', () => {
+    it('answers quarantined, durable false, naming the rebuild, for a batch a rebuild set aside', async () => {
+      const f = await fixture(dynalite());
+      const seq = await quarantinedSeq(f);
+      const answer = await seqAnswer(f, seq);
+      expect(answer).toMatchObject({
+        seq,
+        state: 'quarantined',
+        durable: false,
+        durableSeq: 2,
+        poison: null,
+        quarantine: { generation: 1 },
+      });
+      expect((answer.quarantine as { reason: string }).reason).toContain(
+        'rows rejected: seq 2 already durable in S3',
+      );
+      // The seq below it, whose rows the WAL holds, stays durable (told by the WAL: its item expired).
+      expect(await seqAnswer(f, 1)).toMatchObject({ state: 'durable', durable: true });
+    });
+
+    it('fails a durable repeat of the quarantined put with fenced, never 200 durable', async () => {
+      const f = await fixture(dynalite());
+      await quarantinedSeq(f);
+      const error = await caught(() => put(f, [{ n: 'reused' }], 'k-reused', true));
+      expect(error).toBeInstanceOf(FencedError);
+      expect((error as FencedError).kind).toBe(ErrorKind.fenced);
+      expect((error as Error).message).toContain('seq 2 is quarantined');
+    });
+  });
+
+  describe('void', () => {
+    it('fails a durable repeat whose seq a rebuild sealed void (its WAL object lost) with fenced', async () => {
+      const f = await fixture(dynalite());
+      const { ack } = await put(f, [{ n: 1 }], 'k-lost');
+      await flushShard(f.flushDeps('a'), SHARD); // seq 1 at position 0
+      await f.memory.delete('shards/orders/wal/00000000000000000000'); // the object is lost
+      await expireBatchItems(f.table, SHARD, 1);
+      const report = await rebuildShard(recoveryDepsOf(f), SHARD);
+      expect(report.batches?.lost).toEqual({ fromSeq: 1, toSeq: 1, missing: 1 });
+      await flushShard(f.flushDeps('a'), SHARD); // commits the void at seq 1
+      expect(await seqAnswer(f, ack.seq)).toMatchObject({ state: 'void', durable: false });
+      const error = await caught(() => put(f, [{ n: 1 }], 'k-lost', true));
+      expect(error).toBeInstanceOf(FencedError);
+      expect((error as Error).message).toContain('seq 1 is void');
+    });
+  });
+
+  describe('expired batch items', () => {
+    /** Seqs 1-3 at position 0 (2 sealed void), 4 at position 1, 5 at position 2; every item expired. */
+    async function expiredShard(f: Fixture) {
+      await putBatch(f.put, SHARD, [{ n: 1 }]);
+      await allocateOnly(f, SHARD, 20);
+      await putBatch(f.put, SHARD, [{ n: 3 }]);
+      f.clock.advance(5_000);
+      expect(await flushShard(f.flushDeps('a'), SHARD)).toMatchObject({ sealed: [2], lastSeq: 3 });
+      await putBatch(f.put, SHARD, [{ n: 4 }]);
+      await flushShard(f.flushDeps('a'), SHARD);
+      await putBatch(f.put, SHARD, [{ n: 5 }]);
+      await flushShard(f.flushDeps('a'), SHARD);
+      await expireBatchItems(f.table, SHARD, 5);
+    }
+
+    it('tells durable from void by the WAL object that covers the seq', async () => {
+      const f = await fixture(dynalite(), { gapSealMs: 2_000 });
+      await expiredShard(f);
+      const states = [];
+      for (const seq of [1, 2, 3, 4, 5]) states.push((await seqAnswer(f, seq)).state);
+      expect(states).toEqual(['durable', 'void', 'durable', 'durable', 'durable']);
+      expect(await seqAnswer(f, 2)).toMatchObject({ durable: false });
+    });
+
+    it('answers unknown without the WAL, and below the export watermark', async () => {
+      const f = await fixture(dynalite(), { gapSealMs: 2_000 });
+      await expiredShard(f);
+      expect(await seqAnswer(f, 2, false)).toMatchObject({ state: 'unknown', durable: false });
+      await exportShard(exportDepsOf(f), SHARD); // watermark 3: the WAL below is no longer read
+      expect((await readShardRecord(f.table, SHARD))?.aofWatermark).toBe(3);
+      expect(await seqAnswer(f, 2)).toMatchObject({ state: 'unknown', durable: false });
+      expect(await seqAnswer(f, 5)).toMatchObject({ state: 'unknown', durable: false });
+    });
+
+    it('answers 500 corrupt_data naming a corrupt covering object, never a state', async () => {
+      const f = await fixture(dynalite(), { gapSealMs: 2_000 });
+      await expiredShard(f);
+      const key = 'shards/orders/wal/00000000000000000000';
+      // A valid gzip stream and header line, but a trailer whose checksum does not hold.
+      const text = gunzipSync((await f.memory.get(key))!).toString();
+      const bytes = gzipSync(
+        text.replace(/"crc32":(\d+)/, (_, crc) => `"crc32":${Number(crc) ^ 1}`),
+      );
+      await f.memory.delete(key);
+      await f.memory.putIfAbsent(key, bytes);
+      const event = httpEvent(EventFile.apiSeqStatus, { shard: SHARD, seq: '2' });
+      const result = await handleStatus(event, f.table, f.store);
+      expect(result.statusCode).toBe(500);
+      expect(bodyOf(result)).toMatchObject({ error: { kind: ErrorKind.corruptData } });
+      expect((bodyOf(result).error as { message: string }).message).toContain(key);
+    });
+
+    it('reads headers only while searching, then the covering object to its end', async () => {
+      const f = await fixture(dynalite(), { gapSealMs: 2_000 });
+      await expiredShard(f);
+      const record = (await readShardRecord(f.table, SHARD))!;
+      const requests: string[] = [];
+      const store = new InstrumentedObjectStore(f.memory, {
+        onRequest: (operation, key) => requests.push(`${operation} ${key.slice(-2)}`),
+      });
+      expect(await seqState({ table: f.table, store }, record, 4)).toEqual({
+        state: SeqState.durable,
+      });
+      // Positions 0-2: the search probes 1 (seq 4) by its header, then reads it to its end.
+      expect(requests).toEqual(['getStream 01', 'getStream 01']);
+    });
+  });
+});

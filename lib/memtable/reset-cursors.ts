@@ -34,9 +34,10 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { InternalError } from '../errors.js';
-import { PENDING_MARKER } from './pending-index.js';
+import { DRAIN_SET, PENDING_MARKER } from './pending-index.js';
 import { registryEntry } from './registry.js';
 import {
+  hasPendingBatches,
   type RecordUpdate,
   readShardRecord,
   type ShardRecord,
@@ -197,25 +198,35 @@ export async function resetCursors(
  * Lifts the fence of a rebuild that stopped without resetting anything: the
  * poison becomes `poisonAfter` (what it was before the rebuild, a reason
  * naming the stop, or none), the lease is released and the rebuild mark
- * removed. A later fence makes this a no-op (false).
+ * removed. With nothing pending under the fence (no put allocates under it,
+ * R2) the shard also leaves the pending index the fence put it in (R7),
+ * drained as step 7 of the flush protocol drains it. A later fence makes
+ * this a no-op (false).
  */
 export async function releaseRebuildFence(
   table: Table,
   shard: string,
-  epoch: number,
+  fenced: ShardRecord,
   poisonAfter: string | undefined,
 ): Promise<boolean> {
-  const values: Record<string, AttributeValue> = { ':epoch': { N: String(epoch) } };
-  let update = 'REMOVE leaseOwner, leaseExpiresAtMs, rebuildEpoch, poison, poisonedAtMs';
-  if (poisonAfter !== undefined) {
-    update = 'SET poison = :poison REMOVE leaseOwner, leaseExpiresAtMs, rebuildEpoch';
+  const values: Record<string, AttributeValue> = { ':epoch': { N: String(fenced.epoch) } };
+  const set: string[] = [];
+  const remove = ['leaseOwner', 'leaseExpiresAtMs', 'rebuildEpoch'];
+  if (poisonAfter === undefined) remove.push('poison', 'poisonedAtMs');
+  else {
+    set.push('poison = :poison');
     values[':poison'] = { S: poisonAfter };
+  }
+  if (!hasPendingBatches(fenced)) {
+    remove.push(...PENDING_MARKER);
+    set.push(DRAIN_SET);
+    values[':zero'] = { N: '0' };
   }
   const out = await updateShardRecord(
     table,
     shard,
     {
-      update: update,
+      update: `${set.length > 0 ? `SET ${set.join(', ')} ` : ''}REMOVE ${remove.join(', ')}`,
       condition: 'epoch = :epoch',
       values: values,
     },

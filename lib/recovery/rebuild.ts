@@ -163,7 +163,7 @@ export async function completeRebuild(
     await releaseRebuildFence(
       deps.table,
       shard,
-      fenced.epoch,
+      fenced,
       run.poisonAfterStop(stopReport(replay.walk.stop)),
     );
     return finish();

@@ -131,7 +131,7 @@ export async function takeOverRebuild(
       await releaseRebuildFence(
         deps.table,
         shard,
-        fenced.epoch,
+        fenced,
         poisonAfterStop(stopReport(replay.walk.stop)),
       );
       return finishReport(report, replay, deps.now() - started);

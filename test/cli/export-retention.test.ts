@@ -62,7 +62,7 @@ async function putAndFlush(
 }
 
 /** Waits `ms` of wall time: retention compares real clocks. */
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 describe('shardwal export', () => {
   describe('with SHARDWAL_EXPORT_RETENTION_MS and SHARDWAL_HISTORY_RETENTION_MS set', () => {

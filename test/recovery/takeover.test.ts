@@ -24,7 +24,7 @@ import { listPendingShards } from '../../lib/memtable/pending-index.js';
 import { listRejectedBatches } from '../../lib/memtable/quarantine.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import { META_SK, shardPk } from '../../lib/memtable/table.js';
-import { walPrefix } from '../../lib/paths.js';
+import { walKey, walPrefix } from '../../lib/paths.js';
 import { putRows } from '../../lib/put/put-rows.js';
 import { parsePutValue } from '../../lib/put/schema.js';
 import type { RecoveryDeps } from '../../lib/recovery/deps.js';
@@ -286,6 +286,34 @@ describe('takeOverRebuild', () => {
       await tick(f);
       expect(await listPendingShards(f.table)).toEqual([]);
       expect(await s.keyless([{ n: 2 }])).toBe(2);
+    });
+  });
+
+  describe('when S3 no longer replays to the end after the abandoned fence', () => {
+    it('keeps the shard closed with a poison naming the stop, and no taker runs again', async () => {
+      const f = await fixture(dynalite(), { clockSkewMs: SKEW_MS });
+      await divergedShard(f);
+      const died = await caught(() =>
+        rebuildShard(
+          depsOf(f, 'killed', { faults: killAt(RebuildFaultPoint.afterCatchUp) }),
+          SHARD,
+        ),
+      );
+      expect(died).toBeInstanceOf(Killed);
+      await f.memory.delete(walKey(SHARD, 1)); // the chain after the export is broken
+      f.clock.advance(f.config.leaseMs + SKEW_MS + 1);
+      await tick(f);
+      const stopped = await readShardRecord(f.table, SHARD);
+      expect(stopped?.poison).toContain(`stopped at ${walKey(SHARD, 1)} (gap`);
+      expect(stopped).toMatchObject({ rebuildEpoch: undefined, leaseOwner: undefined });
+      // Not a fence any more: later ticks leave it to an operator.
+      f.clock.advance(f.config.leaseMs * 10);
+      await tick(f);
+      expect(await readShardRecord(f.table, SHARD)).toMatchObject({
+        epoch: stopped?.epoch,
+        poison: stopped?.poison,
+      });
+      expect(((await tryPut(f)) as PoisonedError).retryAfterSeconds).toBeUndefined();
     });
   });
 

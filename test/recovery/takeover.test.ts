@@ -11,6 +11,7 @@
  * rollback with other rows) and one to keep pending (seq 6).
  */
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { validateSettings } from '../../lib/config.js';
 import { PoisonedError } from '../../lib/errors.js';
@@ -22,7 +23,7 @@ import { rebuildRetryAfterSeconds, rebuildTakeoverMs } from '../../lib/liveness.
 import type { BatchRow } from '../../lib/memtable/batch-codec.js';
 import { listPendingShards } from '../../lib/memtable/pending-index.js';
 import { listRejectedBatches } from '../../lib/memtable/quarantine.js';
-import { readShardRecord } from '../../lib/memtable/shard-record.js';
+import { type RebuildFence, readShardRecord } from '../../lib/memtable/shard-record.js';
 import { META_SK, shardPk } from '../../lib/memtable/table.js';
 import { walKey, walPrefix } from '../../lib/paths.js';
 import { putRows } from '../../lib/put/put-rows.js';
@@ -34,6 +35,7 @@ import { rebuildShard } from '../../lib/recovery/rebuild.js';
 import { replayShard } from '../../lib/recovery/replay.js';
 import { takeOverRebuild } from '../../lib/recovery/takeover.js';
 import { verifyShard } from '../../lib/recovery/verify.js';
+import { flushMessage } from '../../lib/sqs/flush-messages.js';
 import type { ObjectStore } from '../../lib/store/object-store.js';
 import { runTick } from '../../lib/ticker/tick.js';
 import { decodeWal } from '../../lib/wal/decode.js';
@@ -286,6 +288,29 @@ describe('takeOverRebuild', () => {
       await tick(f);
       expect(await listPendingShards(f.table)).toEqual([]);
       expect(await s.keyless([{ n: 2 }])).toBe(2);
+    });
+  });
+
+  describe('when the tick fanned the fenced shard out to a flush worker', () => {
+    it('the worker takes it over once the lease lapses', async () => {
+      const f = await fixture(dynalite(), { clockSkewMs: SKEW_MS });
+      await divergedShard(f);
+      const died = await caught(() =>
+        rebuildShard(depsOf(f, 'killed', { faults: killAt(RebuildFaultPoint.beforeReset) }), SHARD),
+      );
+      expect(died).toBeInstanceOf(Killed);
+      const deps = depsOf(f, 'takeover-worker');
+      const message = { body: JSON.stringify({ shard: SHARD }) } as SQSRecord;
+      const takeOver = (shard: string, fence: RebuildFence) => takeOverRebuild(deps, shard, fence);
+      await flushMessage(f.flushDeps('worker'), message, takeOver);
+      expect((await readShardRecord(f.table, SHARD))?.poison).toContain('rebuild by killed');
+      f.clock.advance(f.config.leaseMs + SKEW_MS + 1);
+      await flushMessage(f.flushDeps('worker'), message, takeOver);
+      expect(await readShardRecord(f.table, SHARD)).toMatchObject({
+        poison: undefined,
+        durableSeq: 5,
+        nextSeq: 7,
+      });
     });
   });
 

@@ -83,10 +83,17 @@ function manualTimers() {
     /** Runs the renewals scheduled so far. */
     fire: async () => {
       for (const fn of due.splice(0)) fn();
-      // A renewal is one table update; let it land.
-      await new Promise((resolve) => setTimeout(resolve, 50));
     },
   };
+}
+
+/** Waits (a few seconds at most) until the fence's lease is renewed to `expiresAtMs`. */
+async function renewedTo(f: Fixture, expiresAtMs: number): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if ((await readShardRecord(f.table, SHARD))?.leaseExpiresAtMs === expiresAtMs) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the lease was not renewed to ${expiresAtMs}`);
 }
 
 /** Every row in the WAL, grouped by seq (a void seq holds no row). */
@@ -371,6 +378,7 @@ describe('takeOverRebuild', () => {
       for (let i = 0; i < 9; i++) {
         f.clock.advance(Math.floor(f.config.leaseMs / 3));
         await fire();
+        await renewedTo(f, f.clock.now() + f.config.leaseMs);
         await tick(f, `ticker-${i}`);
         const report = await verifyShard(depsOf(f, `verify-${i}`), SHARD);
         expect(report.heals.map((h) => h.kind)).not.toContain(HealKind.rebuildTakenOver);

@@ -65,7 +65,8 @@ export const recoverCommand: CliCommand = {
     'quarantine are listed. Exit 1 unless rebuilt (a stop names the object and why).\n' +
     'With --verify: check the WAL chain after the watermark and the record against S3; exit 1\n' +
     'on any finding. Read-only unless --heal (the scheduled job heals expired leases and aged\n' +
-    'gaps, and finishes a rebuild that died after its fence; so does --heal). Works against the local data folder (running or stopped) or AWS\n' +
+    'gaps, and finishes a rebuild that died after its fence; so does --heal).\n' +
+    'Works against the local data folder (running or stopped) or AWS\n' +
     '(--table and --bucket together). A local folder whose DynamoDB state is gone (only the\n' +
     'object store left) gets a new table, and the rebuild restores the shard into it.',
   options: {

@@ -74,3 +74,16 @@ describe('jobDeps', () => {
     });
   });
 });
+
+describe('serviceFromEnv', () => {
+  describe('tick', () => {
+    it('hands a lapsed rebuild fence to the takeover, built from the same settings', async () => {
+      const service = serviceFromEnv(ENV);
+      const deps = service.tick('ticker');
+      expect(deps.takeOver).toBeTypeOf('function');
+      // A fence whose lease is still live is left alone without a request (T1, T6).
+      const live = { epoch: 3, owner: 'rebuild', leaseExpiresAtMs: Date.now() + 60_000 };
+      await expect(deps.takeOver?.('s1', live)).resolves.toBeUndefined();
+    });
+  });
+});

@@ -28,9 +28,9 @@
  *     shards it already lists; the reset and the release remove the mark.
  *     A takeover fences only while the mark names the current epoch and the
  *     lease has lapsed (`takeOverRebuildFence`, T2 in
- *     `lib/recovery/takeover.ts`). The pending marker the fence adds with
- *     nothing pending is cleared by the next claim that finds nothing to
- *     flush (step 7 of the flush protocol), as any stale marker is.
+ *     `lib/recovery/takeover.ts`). The pending marker the fence adds stays
+ *     only while batches are pending: the reset (R6) and the release both
+ *     drop it, drained, when none is.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { InternalError } from '../errors.js';

@@ -7,5 +7,10 @@ import { handleFlushMessages } from '../lib/sqs/flush-messages.js';
 const service = serviceFromEnv();
 
 export const handler = wrapHandler((event: SQSEvent, context: Context) =>
-  handleFlushMessages(event, context, service.flush(context.awsRequestId)),
+  handleFlushMessages(
+    event,
+    context,
+    service.flush(context.awsRequestId),
+    service.takeover(context.awsRequestId),
+  ),
 );

@@ -141,13 +141,19 @@ export class FencedError extends ShardwalError {
   }
 }
 
-/** The shard record and S3 diverged, or an append failed terminally; recovery is the way out. */
+/**
+ * The shard record and S3 diverged, or an append failed terminally; recovery
+ * is the way out. While a rebuild holds the shard, `retryAfterSeconds` says
+ * when it is open again at the latest (L6 in `lib/liveness.ts`).
+ */
 export class PoisonedError extends ShardwalError {
   readonly reason: string;
-  constructor(shard: string, reason: string) {
+  readonly retryAfterSeconds: number | undefined;
+  constructor(shard: string, reason: string, retryAfterSeconds?: number) {
     super(ErrorKind.poisoned, `shard ${shard} is poisoned: ${reason}`);
     this.name = 'PoisonedError';
     this.reason = reason;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 

@@ -28,6 +28,14 @@
  *     batch is older than half the expiry refuses new puts
  *     (`stallRefusalMs`, checked by the allocation), and the scheduled
  *     verify extends the expiry of pending items that near it.
+ * L6. A rebuild killed after its fence no longer holds its shard closed once
+ *     `rebuildTakeoverMs` has passed since it last renewed its lease: the
+ *     lease lapses `leaseMs` after that renewal, a taker waits the clock skew
+ *     more (the lease was dated by the rebuild's clock), and the next tick
+ *     (`flushIntervalMs`) finds the fenced shard in the pending index and
+ *     takes the rebuild over, which then runs for as long as a rebuild of
+ *     that shard runs (`lib/recovery/takeover.ts`). With the ticker off the
+ *     next verify or recover does it.
  * Correctness never rests on these clocks alone: a void seal and a batch
  * write are both conditional on the seq being empty, so exactly one of them
  * defines what a seq holds. The bounds decide who gets an error, never what
@@ -71,4 +79,32 @@ export interface ItemLifetimes {
 /** The item lifetimes of `settings`. */
 export function itemLifetimes(settings: LivenessSettings): ItemLifetimes {
   return { voidMs: voidLifetimeMs(settings), batchMs: batchExpiryMs(settings) };
+}
+
+/** The settings the takeover bound depends on (L6). */
+export type TakeoverSettings = Pick<ShardwalConfig, 'leaseMs' | 'clockSkewMs' | 'flushIntervalMs'>;
+
+/**
+ * How long after a rebuild's last lease renewal a tick has taken its
+ * abandoned rebuild over (L6), the takeover's own run not counted:
+ * lease + clock skew + one flush interval (7 s with the defaults). With the
+ * ticker off, lease + skew: then the next verify or recover is the taker.
+ */
+export function rebuildTakeoverMs(settings: TakeoverSettings): number {
+  return settings.leaseMs + settings.clockSkewMs + (settings.flushIntervalMs ?? 0);
+}
+
+/**
+ * Seconds a put refused by a rebuild's fence is told to wait (`Retry-After`):
+ * until the takeover bound of the fence as it stands (L6), the lease's
+ * remaining time + clock skew + one flush interval, at least 1.
+ */
+export function rebuildRetryAfterSeconds(
+  leaseExpiresAtMs: number | undefined,
+  nowMs: number,
+  settings: TakeoverSettings,
+): number {
+  const leaseLeftMs = Math.max(0, (leaseExpiresAtMs ?? nowMs) - nowMs);
+  const afterLapseMs = rebuildTakeoverMs(settings) - settings.leaseMs;
+  return Math.max(1, Math.ceil((leaseLeftMs + afterLapseMs) / 1000));
 }

@@ -7,7 +7,8 @@
  *   recover <shard>               rebuild the shard (`rebuildShard`); exit 1 unless rebuilt
  *
  * Healing: the library and the scheduled job apply the provably safe heals
- * (expired leases, aged gaps) by default; from the CLI a verify only reads
+ * (expired leases, aged gaps, the takeover of a rebuild that died after its
+ * fence) by default; from the CLI a verify only reads
  * unless `--heal` is given, so looking never changes anything.
  */
 import { listRejectedBatches } from '../memtable/quarantine.js';
@@ -64,7 +65,8 @@ export const recoverCommand: CliCommand = {
     'quarantine are listed. Exit 1 unless rebuilt (a stop names the object and why).\n' +
     'With --verify: check the WAL chain after the watermark and the record against S3; exit 1\n' +
     'on any finding. Read-only unless --heal (the scheduled job heals expired leases and aged\n' +
-    'gaps; so does --heal). Works against the local data folder (running or stopped) or AWS\n' +
+    'gaps, and finishes a rebuild that died after its fence; so does --heal).\n' +
+    'Works against the local data folder (running or stopped) or AWS\n' +
     '(--table and --bucket together). A local folder whose DynamoDB state is gone (only the\n' +
     'object store left) gets a new table, and the rebuild restores the shard into it.',
   options: {
@@ -73,7 +75,8 @@ export const recoverCommand: CliCommand = {
     all: { type: 'boolean', description: 'with --verify: every shard (the scheduled job)' },
     heal: {
       type: 'boolean',
-      description: 'with --verify: apply the provably safe heals (expired leases, aged gaps)',
+      description:
+        'with --verify: apply the provably safe heals (expired leases, aged gaps, a rebuild that died after its fence)',
     },
     'no-export': {
       type: 'boolean',

@@ -1,7 +1,9 @@
 /**
- * What export needs, its fault points, and how a handler builds it from the
- * service.
+ * What export needs, its fault points, and how it is built from the
+ * validated configuration: in one place (`exportDepsFrom`), whichever
+ * process runs it (the export function, the CLI).
  */
+import type { ShardwalConfig } from '../config.js';
 import type { Table } from '../memtable/table.js';
 import type { Service } from '../runtime/service.js';
 import type { ObjectStore } from '../store/object-store.js';
@@ -47,15 +49,29 @@ export interface ExportDeps {
   faults?: ExportFaultHook;
 }
 
+/** What a process supplies besides the configuration. */
+export interface ExportParts {
+  table: Table;
+  store: ObjectStore;
+  now: () => number;
+}
+
+/** Export dependencies of `config`: the one place a setting reaches export and retention. */
+export function exportDepsFrom(config: ShardwalConfig, parts: ExportParts): ExportDeps {
+  return {
+    ...parts,
+    walRetentionMs: config.walRetentionMs,
+    exportRetentionMs: config.exportRetentionMs,
+    historyRetentionMs: config.historyRetentionMs,
+    gzipLevel: FRAME_GZIP_LEVEL,
+  };
+}
+
 /** Export dependencies from the service's configuration and clients. */
 export function exportDeps(service: Service): ExportDeps {
-  return {
+  return exportDepsFrom(service.config, {
     table: service.table,
     store: service.store(),
     now: () => Date.now(),
-    walRetentionMs: service.config.walRetentionMs,
-    exportRetentionMs: service.config.exportRetentionMs,
-    historyRetentionMs: service.config.historyRetentionMs,
-    gzipLevel: FRAME_GZIP_LEVEL,
-  };
+  });
 }

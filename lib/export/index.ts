@@ -19,7 +19,14 @@
  *
  * This index is the API the CLI and the export function call.
  */
-export { type ExportDeps, type ExportFaultHook, ExportFaultPoint, exportDeps } from './deps.js';
+export {
+  type ExportDeps,
+  type ExportFaultHook,
+  ExportFaultPoint,
+  type ExportParts,
+  exportDeps,
+  exportDepsFrom,
+} from './deps.js';
 export { type ExportAllOptions, type ExportAllReport, exportAll } from './export-all.js';
 export { handleExportEvent } from './export-event.js';
 export { type ExportReport, ExportStatus } from './export-report.js';

@@ -57,7 +57,13 @@ import { commitFlush, poisonShard } from '../fence/commit.js';
 import { keepLease, type LeaseTimers } from '../fence/lease-keeper.js';
 import { readBatches, type StoredBatch } from '../memtable/batches.js';
 import { clearPending } from '../memtable/pending-index.js';
-import { hasPendingBatches, readShardRecord, type ShardRecord } from '../memtable/shard-record.js';
+import {
+  hasPendingBatches,
+  type RebuildFence,
+  readShardRecord,
+  rebuildFenceOf,
+  type ShardRecord,
+} from '../memtable/shard-record.js';
 import type { Table } from '../memtable/table.js';
 import { walKey } from '../paths.js';
 import type { ObjectStore } from '../store/object-store.js';
@@ -94,6 +100,8 @@ export type FlushOutcome =
       shard: string;
       reason: string /** This flush detected it. */;
       detected: boolean;
+      /** The rebuild fence the shard is under, when the poison is a rebuild's. */
+      rebuild?: RebuildFence | undefined;
     }
   | {
       status: 'flushed';
@@ -169,7 +177,11 @@ export async function flushHeld(deps: FlushDeps, held: HeldClaim): Promise<Flush
 async function refused(table: Table, shard: string): Promise<FlushOutcome> {
   const record = await readShardRecord(table, shard);
   if (!record) return { status: 'idle', shard };
-  if (record.poison) return { status: 'poisoned', shard, reason: record.poison, detected: false };
+  if (record.poison) {
+    // A rebuild's fence rides along: a tick takes it over once lapsed (T6 in lib/recovery/takeover.ts).
+    const rebuild = rebuildFenceOf(record);
+    return { status: 'poisoned', shard, reason: record.poison, detected: false, rebuild };
+  }
   return { status: 'busy', shard };
 }
 

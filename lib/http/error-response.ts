@@ -8,6 +8,7 @@ import {
   BackpressureError,
   ErrorKind,
   InProgressError,
+  PoisonedError,
   ShardwalError,
   STATUS_OF_KIND,
 } from '../errors.js';
@@ -24,7 +25,11 @@ export function errorResponse(error: unknown): APIGatewayProxyStructuredResultV2
   const status = STATUS_OF_KIND[error.kind];
   if (status >= 500) logger.error('request failed', { error });
   const headers: Record<string, string> = {};
-  if (error instanceof BackpressureError || error instanceof InProgressError) {
+  if (
+    error instanceof BackpressureError ||
+    error instanceof InProgressError ||
+    (error instanceof PoisonedError && error.retryAfterSeconds !== undefined)
+  ) {
     headers['retry-after'] = String(error.retryAfterSeconds);
   }
   return json(status, { error: { kind: error.kind, message: error.message } }, headers);

@@ -31,8 +31,14 @@ import {
   ShardStalledError,
   UnavailableError,
 } from '../errors.js';
+import { rebuildRetryAfterSeconds, type TakeoverSettings } from '../liveness.js';
 import { REGISTRY_PK } from './registry.js';
-import { readShardRecord, updateShardRecord } from './shard-record.js';
+import {
+  readShardRecord,
+  rebuildFenceOf,
+  type ShardRecord,
+  updateShardRecord,
+} from './shard-record.js';
 import { PENDING_PK, type Table } from './table.js';
 
 /** What the put path needs to know about its allocation. */
@@ -58,6 +64,22 @@ export interface AllocateInput {
   token?: string;
   /** Refuse when the shard's oldest pending data is older than this (L5 in `lib/liveness.ts`). */
   stallRefusalMs?: number;
+  /** Settings of the takeover bound: a refusal by a rebuild's fence says when to retry (L6). */
+  takeover?: TakeoverSettings;
+}
+
+/** The refusal of a poisoned shard; under a rebuild's fence it says when to retry (L6). */
+function poisonedError(
+  record: ShardRecord,
+  nowMs: number,
+  takeover: TakeoverSettings | undefined,
+): PoisonedError {
+  const fence = rebuildFenceOf(record);
+  const retryAfter =
+    fence && takeover
+      ? rebuildRetryAfterSeconds(fence.leaseExpiresAtMs, nowMs, takeover)
+      : undefined;
+  return new PoisonedError(record.shard, record.poison ?? 'poisoned', retryAfter);
 }
 
 /** Times `allocateSeq` sends its update when the outcome is unknown (A1). */
@@ -106,7 +128,7 @@ async function allocateOnce(table: Table, input: AllocateInput, token: string) {
   // dynalite ignores ReturnValuesOnConditionCheckFailure, so read why.
   const record = out ?? (await readShardRecord(table, shard));
   if (!out && record?.lastAllocToken !== token) {
-    if (record?.poison) throw new PoisonedError(shard, record.poison);
+    if (record?.poison) throw poisonedError(record, nowMs, input.takeover);
     const stall = input.stallRefusalMs;
     if (stall !== undefined && record?.pendingSinceMs !== undefined) {
       if (record.pendingSinceMs <= nowMs - stall)

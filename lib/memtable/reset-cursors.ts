@@ -23,12 +23,26 @@
  *     would ever release a charge it kept (a void sealed by a flusher records
  *     none of its own). No put allocates under the fence (R2), so every
  *     charge is one of the seqs the reset declares durable or void.
+ * R7. The fence marks the record (`rebuildEpoch` = the fence's epoch) and
+ *     puts it in the pending index, so a tick meets a fenced shard among the
+ *     shards it already lists; the reset and the release remove the mark.
+ *     A takeover fences only while the mark names the current epoch and the
+ *     lease has lapsed (`takeOverRebuildFence`, T2 in
+ *     `lib/recovery/takeover.ts`). The pending marker the fence adds stays
+ *     only while batches are pending: the reset (R6) and the release both
+ *     drop it, drained, when none is.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { InternalError } from '../errors.js';
-import { PENDING_MARKER } from './pending-index.js';
+import { DRAIN_SET, PENDING_MARKER } from './pending-index.js';
 import { registryEntry } from './registry.js';
-import { readShardRecord, type ShardRecord, updateShardRecord } from './shard-record.js';
+import {
+  hasPendingBatches,
+  type RecordUpdate,
+  readShardRecord,
+  type ShardRecord,
+  updateShardRecord,
+} from './shard-record.js';
 import { PENDING_PK, type Table } from './table.js';
 
 /** Input of `fenceForRebuild`. */
@@ -40,7 +54,7 @@ export interface RebuildFenceInput {
   reason: string;
 }
 
-/** Fences the shard for a rebuild (R1, R2); resolves to the record as fenced. */
+/** Fences the shard for a rebuild (R1, R2, R7); resolves to the record as fenced. */
 export async function fenceForRebuild(
   table: Table,
   shard: string,
@@ -49,25 +63,49 @@ export async function fenceForRebuild(
   const out = await updateShardRecord(
     table,
     shard,
-    {
-      update:
-        'SET epoch = if_not_exists(epoch, :zero) + :one, leaseOwner = :owner, leaseExpiresAtMs = :expires, poison = :reason, poisonedAtMs = :now, registryPk = :registryPk, registryShard = :registryShard',
-      values: {
-        // A rebuild after a table loss creates the record: register it too (G1 in registry.ts).
-        ...registryEntry(shard).values,
-        ':zero': { N: '0' },
-        ':one': { N: '1' },
-        ':owner': { S: input.owner },
-        ':expires': { N: String(input.nowMs + input.leaseMs) },
-        ':reason': { S: input.reason },
-        ':now': { N: String(input.nowMs) },
-      },
-    },
+    fenceUpdate(shard, input),
     'UpdateItem fence for rebuild',
   );
   // Unconditional: only a condition can leave it unapplied.
   if (!out) throw new InternalError(`shard ${shard}: fence for rebuild was not applied`);
   return out;
+}
+
+/**
+ * Fences the shard for the takeover of an abandoned rebuild (R7): applied
+ * only while the record is under a rebuild fence (its mark names the current
+ * epoch) whose lease expired before `lapsedBeforeMs`. Undefined when the
+ * rebuild is still live, finished, or another taker won.
+ */
+export function takeOverRebuildFence(
+  table: Table,
+  shard: string,
+  input: RebuildFenceInput & { lapsedBeforeMs: number },
+): Promise<ShardRecord | undefined> {
+  const change = fenceUpdate(shard, input);
+  change.condition =
+    'rebuildEpoch = epoch AND (attribute_not_exists(leaseExpiresAtMs) OR leaseExpiresAtMs < :lapsed)';
+  change.values = { ...change.values, ':lapsed': { N: String(input.lapsedBeforeMs) } };
+  return updateShardRecord(table, shard, change, 'UpdateItem take over rebuild fence');
+}
+
+/** The fence's update (R1, R2, R7), unconditional. */
+function fenceUpdate(shard: string, input: RebuildFenceInput): RecordUpdate {
+  return {
+    update:
+      'SET epoch = if_not_exists(epoch, :zero) + :one, rebuildEpoch = if_not_exists(epoch, :zero) + :one, leaseOwner = :owner, leaseExpiresAtMs = :expires, poison = :reason, poisonedAtMs = :now, registryPk = :registryPk, registryShard = :registryShard, pendingPk = :pendingPk, pendingShard = :registryShard',
+    values: {
+      // A rebuild after a table loss creates the record: register it too (G1 in registry.ts).
+      ...registryEntry(shard).values,
+      ':zero': { N: '0' },
+      ':one': { N: '1' },
+      ':owner': { S: input.owner },
+      ':expires': { N: String(input.nowMs + input.leaseMs) },
+      ':reason': { S: input.reason },
+      ':now': { N: String(input.nowMs) },
+      ':pendingPk': { S: PENDING_PK },
+    },
+  };
 }
 
 /** The cursors a rebuild proved from S3. */
@@ -117,6 +155,7 @@ export async function resetCursors(
   const remove = [
     'poison',
     'poisonedAtMs',
+    'rebuildEpoch',
     'leaseOwner',
     'leaseExpiresAtMs',
     ...(pending ? [] : PENDING_MARKER),
@@ -157,26 +196,37 @@ export async function resetCursors(
 
 /**
  * Lifts the fence of a rebuild that stopped without resetting anything: the
- * poison goes back to what it was before (`previousPoison`, or none) and the
- * lease is released. A later fence makes this a no-op (false).
+ * poison becomes `poisonAfter` (what it was before the rebuild, a reason
+ * naming the stop, or none), the lease is released and the rebuild mark
+ * removed. With nothing pending under the fence (no put allocates under it,
+ * R2) the shard also leaves the pending index the fence put it in (R7),
+ * drained as step 7 of the flush protocol drains it. A later fence makes
+ * this a no-op (false).
  */
 export async function releaseRebuildFence(
   table: Table,
   shard: string,
-  epoch: number,
-  previousPoison: string | undefined,
+  fenced: ShardRecord,
+  poisonAfter: string | undefined,
 ): Promise<boolean> {
-  const values: Record<string, AttributeValue> = { ':epoch': { N: String(epoch) } };
-  let update = 'REMOVE leaseOwner, leaseExpiresAtMs, poison, poisonedAtMs';
-  if (previousPoison !== undefined) {
-    update = 'SET poison = :poison REMOVE leaseOwner, leaseExpiresAtMs';
-    values[':poison'] = { S: previousPoison };
+  const values: Record<string, AttributeValue> = { ':epoch': { N: String(fenced.epoch) } };
+  const set: string[] = [];
+  const remove = ['leaseOwner', 'leaseExpiresAtMs', 'rebuildEpoch'];
+  if (poisonAfter === undefined) remove.push('poison', 'poisonedAtMs');
+  else {
+    set.push('poison = :poison');
+    values[':poison'] = { S: poisonAfter };
+  }
+  if (!hasPendingBatches(fenced)) {
+    remove.push(...PENDING_MARKER);
+    set.push(DRAIN_SET);
+    values[':zero'] = { N: '0' };
   }
   const out = await updateShardRecord(
     table,
     shard,
     {
-      update: update,
+      update: `${set.length > 0 ? `SET ${set.join(', ')} ` : ''}REMOVE ${remove.join(', ')}`,
       condition: 'epoch = :epoch',
       values: values,
     },

@@ -9,6 +9,9 @@
  * - `epoch`: bumped by every flush claim and every recovery fence.
  * - `generation`: bumped only by recovery rebuilds; a durable waiter that sees
  *   it change knows the cursors were reset under it.
+ * - `rebuildEpoch`: the epoch of a rebuild's fence, present from the fence to
+ *   the cursor reset (or the fence's release); with the lease it tells a
+ *   running rebuild from an abandoned one (`lib/recovery/takeover.ts`).
  * - `bufferedBytes = chargedBytes - releasedBytes`: allocations add to both
  *   `bufferedBytes` and `chargedBytes`; a commit sets `releasedBytes` to the
  *   cumulative charge through its last batch (A2 in `allocate.ts`).
@@ -35,6 +38,8 @@ export interface ShardRecord {
   leaseOwner: string | undefined;
   leaseExpiresAtMs: number | undefined;
   poison: string | undefined;
+  /** Epoch of the rebuild fence the shard is under; undefined when no rebuild holds it. */
+  rebuildEpoch: number | undefined;
   pending: boolean;
   lastAllocAtMs: number | undefined;
   /** Bounds the age of the oldest pending batch from above; absent when nothing is pending (L5). */
@@ -73,6 +78,7 @@ export function toShardRecord(shard: string, item: Record<string, AttributeValue
     leaseOwner: str(item, 'leaseOwner'),
     leaseExpiresAtMs: leaseExpiresAtMs === undefined ? undefined : Number(leaseExpiresAtMs),
     poison: str(item, 'poison'),
+    rebuildEpoch: item.rebuildEpoch?.N === undefined ? undefined : Number(item.rebuildEpoch.N),
     pending: item.pendingPk !== undefined,
     lastAllocAtMs: lastAllocAtMs === undefined ? undefined : Number(lastAllocAtMs),
     pendingSinceMs:
@@ -93,6 +99,36 @@ export function hasPendingBatches(record: ShardRecord): boolean {
  */
 export function leaseHeld(record: ShardRecord, nowMs: number): boolean {
   return record.leaseOwner !== undefined && (record.leaseExpiresAtMs ?? 0) >= nowMs;
+}
+
+/** A rebuild's fence as the record shows it (R7 in `reset-cursors.ts`). */
+export interface RebuildFence {
+  epoch: number;
+  owner: string | undefined;
+  leaseExpiresAtMs: number | undefined;
+}
+
+/** The rebuild fence `record` is under; undefined when no rebuild holds it. */
+export function rebuildFenceOf(record: ShardRecord): RebuildFence | undefined {
+  if (record.rebuildEpoch === undefined || record.rebuildEpoch !== record.epoch) return undefined;
+  return {
+    epoch: record.epoch,
+    owner: record.leaseOwner,
+    leaseExpiresAtMs: record.leaseExpiresAtMs,
+  };
+}
+
+/**
+ * True once `fence`'s lease expired more than `clockSkewMs` before `nowMs`
+ * (the lease is dated by the rebuild's clock): its rebuild stopped renewing
+ * it, so it died or stalled, and may be taken over (L6 in `lib/liveness.ts`).
+ */
+export function rebuildFenceLapsed(
+  fence: RebuildFence,
+  nowMs: number,
+  clockSkewMs: number,
+): boolean {
+  return (fence.leaseExpiresAtMs ?? 0) < nowMs - clockSkewMs;
 }
 
 /** Reads a shard record (strongly consistent); undefined when the shard was never written. */

@@ -127,6 +127,7 @@ export async function putRows(deps: PutDeps, request: PutRequest): Promise<PutRe
     maxBufferedBytes: config.maxBufferedBytes,
     retryAfterSeconds: Math.max(1, Math.ceil((config.flushIntervalMs ?? 1000) / 1000)),
     stallRefusalMs: stallRefusalMs(config),
+    takeover: config,
   });
   const { seq } = allocation;
   await deps.faults?.(PutFaultPoint.afterAllocate, request.shard);

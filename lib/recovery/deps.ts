@@ -1,11 +1,16 @@
 /**
- * What verify and rebuild need, and how a handler builds it from the service.
+ * What verify and rebuild need, built in one place from the validated
+ * configuration (`recoveryDepsFrom`), whichever process runs them: the
+ * recovery function, the flush ticker's takeover, the CLI.
  */
 import { randomUUID } from 'node:crypto';
+import type { ShardwalConfig } from '../config.js';
+import type { LeaseTimers } from '../fence/lease-keeper.js';
 import { voidLifetimeMs } from '../liveness.js';
 import type { Table } from '../memtable/table.js';
 import type { Service } from '../runtime/service.js';
 import type { ObjectStore } from '../store/object-store.js';
+import type { RebuildFaultHook } from './fault-points.js';
 
 /** Dependencies of verify and rebuild. */
 export interface RecoveryDeps {
@@ -14,12 +19,37 @@ export interface RecoveryDeps {
   now: () => number;
   /** A seq allocated but unwritten this long is a dead put's gap (the flusher's rule). */
   gapSealMs: number;
-  /** How long a rebuild's fence lease lasts (it is released when the rebuild ends). */
+  /** How long a rebuild's fence lease lasts; the rebuild renews it while it runs (F4). */
   leaseMs: number;
   /** How long a void stays a tombstone (L4 in `lib/liveness.ts`); nothing removes one sooner. */
   voidLifetimeMs: number;
   /** Identifies this run in the fence lease and the poison text (e.g. a request id). */
   owner: string;
+  /** A rebuild's lease is taken over only once expired by more than this (L6); default 0. */
+  clockSkewMs?: number;
+  /** Fault points between the fence and the reset (tests only). */
+  faults?: RebuildFaultHook;
+  /** Timers of the fence's lease keeper; real ones by default. */
+  timers?: LeaseTimers;
+}
+
+/** What a process supplies besides the configuration. */
+export interface RecoveryParts {
+  table: Table;
+  store: ObjectStore;
+  now: () => number;
+  owner: string;
+}
+
+/** Recovery dependencies of `config`: the one place a setting reaches verify and rebuild. */
+export function recoveryDepsFrom(config: ShardwalConfig, parts: RecoveryParts): RecoveryDeps {
+  return {
+    ...parts,
+    gapSealMs: config.gapSealMs,
+    leaseMs: config.leaseMs,
+    voidLifetimeMs: voidLifetimeMs(config),
+    clockSkewMs: config.clockSkewMs,
+  };
 }
 
 /** Recovery dependencies from the service's configuration and clients. */
@@ -27,13 +57,10 @@ export function recoveryDeps(
   service: Service,
   owner: string = `recovery-${randomUUID()}`,
 ): RecoveryDeps {
-  return {
+  return recoveryDepsFrom(service.config, {
     table: service.table,
     store: service.store(),
     now: () => Date.now(),
-    gapSealMs: service.config.gapSealMs,
-    leaseMs: service.config.leaseMs,
-    voidLifetimeMs: voidLifetimeMs(service.config),
     owner,
-  };
+  });
 }

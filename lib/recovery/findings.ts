@@ -64,6 +64,8 @@ export const HealKind = {
   pendingExpiryExtended: 'pending-expiry-extended',
   /** A pending batch's spilled payload neared the lifecycle rule's age and was copied to a fresh key. */
   spilledPayloadCopied: 'spilled-payload-copied',
+  /** A rebuild whose fence lease lapsed (it died after fencing) was taken over and finished (L6). */
+  rebuildTakenOver: 'rebuild-taken-over',
 } as const;
 export type HealKind = (typeof HealKind)[keyof typeof HealKind];
 

@@ -15,13 +15,17 @@
  *    seq are quarantined and listed, never silently dropped.
  * 4. Verify reports every disagreement as a finding (a log line and a metric)
  *    and heals only what is provably safe: expired leases, aged gaps.
+ * 5. A rebuild that dies after its fence is finished by the next tick, flush
+ *    worker, verify or recover once its lease lapses (`takeover.ts`), within
+ *    lease + clock skew + one flush interval (L6 in `lib/liveness.ts`).
  *
  * This index is the API the CLI and the recovery function call.
  */
 export { listRejectedBatches, type RejectedBatch } from '../memtable/quarantine.js';
 export { type CursorSnapshot, snapshotCursors } from '../memtable/shard-record.js';
-export { type RecoveryDeps, recoveryDeps } from './deps.js';
+export { type RecoveryDeps, type RecoveryParts, recoveryDeps, recoveryDepsFrom } from './deps.js';
 export type { ExportFallback } from './export-source.js';
+export { type RebuildFaultHook, RebuildFaultPoint } from './fault-points.js';
 export { type Finding, FindingKind, type Heal, HealKind } from './findings.js';
 export { Phase, type ProgressEvent, type ProgressListener } from './progress.js';
 export { type RebuildOptions, rebuildShard } from './rebuild.js';
@@ -47,5 +51,6 @@ export {
   replayShard,
 } from './replay.js';
 export type { StopReport } from './stop-report.js';
+export { type RebuildTakeover, takeOverRebuild, takeoverDue } from './takeover.js';
 export { type VerifyOptions, type VerifyReport, verifyShard } from './verify.js';
 export { type VerifyAllOptions, type VerifyAllReport, verifyAll } from './verify-all.js';

@@ -7,8 +7,10 @@
  *      corrupt object, an unknown version or a discontinuity stops it there:
  *      the report names the object and why, and nothing is written.
  *   3. Fence: bump the epoch (a live flusher's commit fails from now on), take
- *      the lease and poison the shard with "rebuild in progress" (no put
- *      allocates, no flusher claims), so the cursors hold still.
+ *      the lease, mark the record as under a rebuild and poison the shard with
+ *      "rebuild in progress" (no put allocates, no flusher claims), so the
+ *      cursors hold still. The lease is renewed while steps 4-6 run (F4 in
+ *      `lib/fence/lease-keeper.ts`).
  *   4. Catch up: walk on from where the replay ended, over objects appended
  *      meanwhile (including a fenced flusher's uncommitted append: it holds
  *      exactly the batches after the last one, I1 in flush-shard.ts). A stop
@@ -17,28 +19,32 @@
  *   6. Reset the cursors to what S3 proves, conditional on the fence's epoch:
  *      durableSeq = last replayed seq, walNextPos = next position, the row
  *      offset after it, nextSeq = max(nextSeq, durableSeq + 1), generation + 1,
- *      watermark = the export replayed from; lease and poison cleared; the
- *      pending marker kept while batches remain above durableSeq.
+ *      watermark = the export replayed from; lease, mark and poison cleared;
+ *      the pending marker kept while batches remain above durableSeq.
  *
  * Replay runs before the fence so a healthy shard keeps taking puts during
- * the long part; only steps 4-6 hold it. A rebuild that fails after the fence
- * (a table or store error) leaves the "rebuild in progress" poison, so the
- * shard stays closed until a rebuild runs again; every step can be re-run
- * (quarantine keys are named by the generation the reset has not yet bumped).
+ * the long part; only steps 4-6 hold it. A rebuild that dies after the fence
+ * (killed, timed out, a table or store error) stops renewing its lease; once
+ * it lapses the next tick, verify or recover takes the rebuild over and
+ * finishes it (`takeover.ts`, which says why finishing is safe). Every step
+ * can be re-run (quarantine keys are named by the generation the reset has
+ * not yet bumped). Fault points between the steps: `fault-points.ts`.
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { NotFoundError } from '../errors.js';
+import { keepLease } from '../fence/lease-keeper.js';
 import { fenceForRebuild, releaseRebuildFence, resetCursors } from '../memtable/reset-cursors.js';
-import { readShardRecord, snapshotCursors } from '../memtable/shard-record.js';
+import { readShardRecord, type ShardRecord, snapshotCursors } from '../memtable/shard-record.js';
 import { Metric } from '../observability/metric-names.js';
 import { logger, metrics } from '../observability/telemetry.js';
 import { assertShardName } from '../paths.js';
 import type { RecoveryDeps } from './deps.js';
+import { RebuildFaultPoint } from './fault-points.js';
 import { Phase, type ProgressListener } from './progress.js';
 import type { RebuildReport } from './rebuild-report.js';
 import { reconcileBatches } from './reconcile-batches.js';
 import { extendReplay, type Replay, replayShard } from './replay.js';
-import { stopReport } from './stop-report.js';
+import { type StopReport, stopReport } from './stop-report.js';
 
 /** Options of `rebuildShard`. */
 export interface RebuildOptions {
@@ -69,8 +75,7 @@ export async function rebuildShard(
     throw new NotFoundError(`shard ${shard}`);
   }
   const report = initialReport(shard, replay, snapshotCursors(before));
-  const finish = () => finishReport(report, replay, deps.now() - started);
-  if (replay.walk.stop.reason !== 'end') return finish();
+  if (replay.walk.stop.reason !== 'end') return finishReport(report, replay, deps.now() - started);
 
   // 3. Fence.
   const fenced = await fenceForRebuild(deps.table, shard, {
@@ -79,17 +84,91 @@ export async function rebuildShard(
     leaseMs: deps.leaseMs,
     reason: `recovery: rebuild by ${deps.owner} in progress since ${new Date(deps.now()).toISOString()}`,
   });
+  // A stop puts the poison back as it was; another rebuild's fence is not put back.
+  const underRebuild = before?.rebuildEpoch !== undefined;
+  return holdFence(deps, fenced, () =>
+    completeRebuild(deps, {
+      shard,
+      fenced,
+      replay,
+      report,
+      started,
+      indexSeqsAbove: Math.min(before?.durableSeq ?? 0, fenced.durableSeq),
+      onProgress: progress,
+      poisonAfterStop: (stop) => (underRebuild ? stoppedPoison(shard, stop) : before?.poison),
+    }),
+  );
+}
+
+/** A rebuild past its fence (steps 4-6), as a rebuild or a takeover hands it over. */
+export interface FencedRebuild {
+  shard: string;
+  /** The record as the fence left it. */
+  fenced: ShardRecord;
+  /** The replay so far (steps 2, ended at the end of the chain). */
+  replay: Replay;
+  report: RebuildReport;
+  started: number;
+  /** Remember the seq spans of objects above this seq (reconciliation reads them). */
+  indexSeqsAbove: number;
+  onProgress?: ProgressListener | undefined;
+  /** The poison the shard keeps when the catch-up stops (undefined: none). */
+  poisonAfterStop: (stop: StopReport | null) => string | undefined;
+}
+
+/**
+ * Runs `work` with the fence's lease renewed every third of it (F4 in
+ * `lib/fence/lease-keeper.ts`), so the lease lapses only once this process
+ * stops: a live rebuild, however long, is never taken over (T1 in `takeover.ts`).
+ */
+export async function holdFence<T>(
+  deps: RecoveryDeps,
+  fenced: ShardRecord,
+  work: () => Promise<T>,
+): Promise<T> {
+  const keeper = keepLease({
+    table: deps.table,
+    shard: fenced.shard,
+    epoch: fenced.epoch,
+    owner: deps.owner,
+    leaseMs: deps.leaseMs,
+    now: deps.now,
+    timers: deps.timers,
+  });
+  try {
+    return await work();
+  } finally {
+    keeper.stop();
+  }
+}
+
+/** Steps 4-6 under the fence. */
+export async function completeRebuild(
+  deps: RecoveryDeps,
+  run: FencedRebuild,
+): Promise<RebuildReport> {
+  const { shard, fenced, replay, report } = run;
+  const progress = run.onProgress;
+  const hit = async (point: RebuildFaultPoint) => deps.faults?.(point, shard);
+  const finish = () => finishReport(report, replay, deps.now() - run.started);
+  await hit(RebuildFaultPoint.afterFence);
 
   // 4. Catch up.
   await extendReplay(deps.store, replay, Phase.catchUp, {
-    indexSeqsAbove: Math.min(before?.durableSeq ?? 0, fenced.durableSeq),
+    indexSeqsAbove: run.indexSeqsAbove,
     targetPosition: fenced.walNextPos,
     onProgress: progress,
   });
   if (replay.walk.stop.reason !== 'end') {
-    await releaseRebuildFence(deps.table, shard, fenced.epoch, before?.poison);
+    await releaseRebuildFence(
+      deps.table,
+      shard,
+      fenced,
+      run.poisonAfterStop(stopReport(replay.walk.stop)),
+    );
     return finish();
   }
+  await hit(RebuildFaultPoint.afterCatchUp);
 
   // 5. Reconcile batch items.
   const proven = replay.walk.end;
@@ -103,6 +182,7 @@ export async function rebuildShard(
     generation,
     nowMs: deps.now(),
   });
+  await hit(RebuildFaultPoint.beforeReset);
 
   // 6. Reset the cursors.
   progress?.({ shard, phase: Phase.commit, position: proven.position, rows: rowsRead(replay) });
@@ -127,7 +207,19 @@ export async function rebuildShard(
   return finish();
 }
 
-function initialReport(
+/**
+ * The poison a shard keeps when a rebuild run over another rebuild's fence
+ * (a takeover, or a recover of a shard under a fence) stops: S3 no longer
+ * replays to the end (it did when the first fence was taken), which needs an
+ * operator. The "in progress" text is not put back: no taker acts on it again.
+ */
+export function stoppedPoison(shard: string, stop: StopReport | null): string {
+  const where = stop ? ` at ${stop.key} (${stop.reason}: ${stop.detail})` : '';
+  return `recovery: a rebuild after another rebuild's fence stopped${where}; the shard stays closed until \`shardwal recover ${shard}\` rebuilds it`;
+}
+
+/** The report of a rebuild before its fence. */
+export function initialReport(
   shard: string,
   replay: Replay,
   before: RebuildReport['cursors']['before'],
@@ -150,7 +242,12 @@ function initialReport(
   };
 }
 
-function finishReport(report: RebuildReport, replay: Replay, durationMs: number): RebuildReport {
+/** Completes, logs and counts `report`. */
+export function finishReport(
+  report: RebuildReport,
+  replay: Replay,
+  durationMs: number,
+): RebuildReport {
   const { walk, state } = replay;
   report.replayed = {
     fromPosition: walk.start.position,

@@ -41,6 +41,7 @@ import { sameRows } from '../rows/row.js';
 import { decodeWal } from '../wal/decode.js';
 import type { WalObject, WalRow } from '../wal/format.js';
 import type { RecoveryDeps } from './deps.js';
+import { RebuildFaultPoint } from './fault-points.js';
 import type { ObjectSpan, Replay } from './replay.js';
 import type { ChainCursor } from './wal-chain.js';
 
@@ -102,6 +103,7 @@ export async function reconcileBatches(
   const trusted = Math.min(fenced.durableSeq, provenSeq);
   let heads = await listBatchHeads(deps.table, shard, trusted + 1);
   const sealed = await sealInFlight(deps, input, heads);
+  await deps.faults?.(RebuildFaultPoint.afterSeal, shard);
   if (sealed.touched) heads = await listBatchHeads(deps.table, shard, trusted + 1);
   const out: Reconciliation = {
     covered: 0,
@@ -136,6 +138,7 @@ export async function reconcileBatches(
       reason: verdict.reason,
       nowMs: input.nowMs,
     });
+    await deps.faults?.(RebuildFaultPoint.afterQuarantine, shard);
     const rows = verdict.rows.slice(0, Math.max(0, MAX_REPORTED_REJECTED_ROWS - shown));
     shown += rows.length;
     out.rejectedRows += verdict.rows.length;

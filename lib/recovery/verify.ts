@@ -25,6 +25,7 @@ import type { Manifest } from '../manifest/format.js';
 import {
   type CursorSnapshot,
   readShardRecord,
+  rebuildFenceOf,
   type ShardRecord,
   snapshotCursors,
 } from '../memtable/shard-record.js';
@@ -40,8 +41,16 @@ import {
   loadManifest,
   streamExport,
 } from './export-source.js';
-import { type Finding, FindingKind, type Heal, reportFinding, reportHeal } from './findings.js';
+import {
+  type Finding,
+  FindingKind,
+  type Heal,
+  HealKind,
+  reportFinding,
+  reportHeal,
+} from './findings.js';
 import { Phase, type ProgressListener } from './progress.js';
+import { takeOverRebuild, takeoverDue } from './takeover.js';
 import { healShard } from './verify-heal.js';
 import { type ChainCursor, type ChainStop, walkWalChain } from './wal-chain.js';
 
@@ -83,7 +92,13 @@ export async function verifyShard(
 ): Promise<VerifyReport> {
   assertShardName(shard);
   const started = deps.now();
-  const record = await readShardRecord(deps.table, shard);
+  let record = await readShardRecord(deps.table, shard);
+  // A rebuild that died under its fence is finished first (T1-T6 in takeover.ts); then verified.
+  const takenOver =
+    (options.heal ?? true) && record
+      ? await takeOverLapsedRebuild(deps, record, options)
+      : undefined;
+  if (takenOver) record = await readShardRecord(deps.table, shard);
   const report: VerifyReport = {
     kind: 'verify',
     shard,
@@ -120,6 +135,7 @@ export async function verifyShard(
       report.record = snapshotCursors(fresh);
       await checkAgainstS3(deps, checked, report, find, options);
     }
+    if (takenOver) report.heals.push(takenOver);
     if (options.heal ?? true) {
       const clean = report.findings.length === 0;
       report.heals.push(...(await healShard(deps, checked, { clean })));
@@ -130,6 +146,30 @@ export async function verifyShard(
   report.ok = report.findings.length === 0;
   report.durationMs = deps.now() - started;
   return report;
+}
+
+/** Takes over `record`'s rebuild when its fence lapsed; the heal saying so, or undefined. */
+async function takeOverLapsedRebuild(
+  deps: RecoveryDeps,
+  record: ShardRecord,
+  options: VerifyOptions,
+): Promise<Heal | undefined> {
+  const fence = rebuildFenceOf(record);
+  if (!fence || !takeoverDue(deps, fence)) return undefined;
+  const rebuild = await takeOverRebuild(deps, record.shard, fence, {
+    onProgress: options.onProgress,
+  });
+  if (!rebuild) return undefined;
+  const rejected = rebuild.batches?.rejected.length ?? 0;
+  return {
+    kind: HealKind.rebuildTakenOver,
+    shard: record.shard,
+    detail: `${rebuild.warnings[0] ?? 'took over an abandoned rebuild'}: ${rebuild.status}${
+      rebuild.cursors.after ? `, durableSeq ${rebuild.cursors.after.durableSeq}` : ''
+    }${rejected > 0 ? `, ${rejected} batch(es) REJECTED to the quarantine` : ''}${
+      rebuild.stoppedAt ? `, stopped at ${rebuild.stoppedAt.key}: the shard stays poisoned` : ''
+    }`,
+  };
 }
 
 type Find = (kind: Finding['kind'], detail: string, position?: number) => void;

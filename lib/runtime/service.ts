@@ -11,6 +11,8 @@ import { itemLifetimes } from '../liveness.js';
 import { payloadSpill } from '../memtable/spill.js';
 import type { Table } from '../memtable/table.js';
 import type { PutDeps } from '../put/put-rows.js';
+import { recoveryDepsFrom } from '../recovery/deps.js';
+import { type RebuildTakeover, takeOverRebuild } from '../recovery/takeover.js';
 import type { ObjectStore } from '../store/object-store.js';
 import type { TickDeps } from '../ticker/tick.js';
 import { dynamoClientFromEnv, objectStoreFromEnv, sqsClientFromEnv } from './clients.js';
@@ -24,6 +26,20 @@ export interface Service {
   put: PutDeps;
   flush: (owner?: string) => FlushDeps;
   tick: (owner?: string) => TickDeps;
+  /** What a tick or a flush worker calls on a lapsed rebuild fence (`lib/recovery/takeover.ts`). */
+  takeover: (owner?: string) => RebuildTakeover;
+}
+
+/**
+ * `table` with the item lifetimes and the payload spill of `config`: how every
+ * process (the functions, the local stack, the CLI) configures its table.
+ */
+export function configuredTable(
+  table: Table,
+  config: ShardwalConfig,
+  store: () => ObjectStore,
+): Table {
+  return { ...table, lifetimes: itemLifetimes(config), spill: payloadSpill(config, store) };
 }
 
 /** Builds the service from `env`. */
@@ -35,12 +51,11 @@ export function serviceFromEnv(env: NodeJS.ProcessEnv = process.env): Service {
     store ??= objectStoreFromEnv(resources.bucketName, env);
     return store;
   };
-  const table: Table = {
-    client: dynamoClientFromEnv(env),
-    tableName: resources.tableName,
-    lifetimes: itemLifetimes(config),
-    spill: payloadSpill(config, getStore),
-  };
+  const table = configuredTable(
+    { client: dynamoClientFromEnv(env), tableName: resources.tableName },
+    config,
+    getStore,
+  );
   const sqs = resources.flushQueueUrl ? sqsClientFromEnv(env) : undefined;
   const now = () => Date.now();
   const flush = (owner: string = randomUUID()): FlushDeps => ({
@@ -52,6 +67,15 @@ export function serviceFromEnv(env: NodeJS.ProcessEnv = process.env): Service {
     leaseMs: config.leaseMs,
     now,
   });
+  const takeover = (owner: string = randomUUID()): RebuildTakeover => {
+    const deps = recoveryDepsFrom(config, {
+      table,
+      store: getStore(),
+      now,
+      owner: `takeover-${owner}`,
+    });
+    return (shard, fence) => takeOverRebuild(deps, shard, fence);
+  };
   return {
     config,
     table,
@@ -73,6 +97,8 @@ export function serviceFromEnv(env: NodeJS.ProcessEnv = process.env): Service {
       concurrency: config.flushConcurrency,
       maxShardsPerTick: config.maxShardsPerTick,
       fanOut: sqs && resources.flushQueueUrl ? sqsFanOut(sqs, resources.flushQueueUrl) : undefined,
+      takeOver: takeover(owner),
     }),
+    takeover,
   };
 }

@@ -18,10 +18,16 @@ import { Metric } from '../observability/metric-names.js';
 import { logger, metrics } from '../observability/telemetry.js';
 import { assertShardName } from '../paths.js';
 import { parseJsonBody } from '../put/schema.js';
+import type { RebuildTakeover } from '../recovery/takeover.js';
 import { pendingAgeAfter } from '../ticker/pending-age.js';
+import { takeOverLapsed } from '../ticker/tick.js';
 
-/** Flushes the shard named by one message. */
-export async function flushMessage(deps: FlushDeps, record: SQSRecord): Promise<void> {
+/** Flushes the shard named by one message; a lapsed rebuild fence it meets is taken over. */
+export async function flushMessage(
+  deps: FlushDeps,
+  record: SQSRecord,
+  takeOver?: RebuildTakeover,
+): Promise<void> {
   const body = parseJsonBody(record.body) as { shard?: unknown } | null;
   if (typeof body !== 'object' || body === null)
     throw new InvalidInputError('body', 'expected {"shard"}');
@@ -32,6 +38,7 @@ export async function flushMessage(deps: FlushDeps, record: SQSRecord): Promise<
   try {
     outcome = await flushShard(deps, shard);
     reportFlush(outcome, deps.now() - started);
+    await takeOverLapsed(takeOver, outcome);
   } finally {
     const ageMs = await pendingAgeAfter(deps.table, deps.now, shard, outcome, (error) =>
       logger.warn('could not date the oldest pending batch', { shard, error: error as Error }),
@@ -45,11 +52,12 @@ export async function handleFlushMessages(
   event: SQSEvent,
   context: Context,
   deps: FlushDeps,
+  takeOver?: RebuildTakeover,
 ): Promise<SQSBatchResponse> {
   const processor = new BatchProcessor(EventType.SQS);
   return processPartialResponse(
     event,
-    (record: SQSRecord) => flushMessage(deps, record),
+    (record: SQSRecord) => flushMessage(deps, record, takeOver),
     processor,
     {
       context,

@@ -12,6 +12,7 @@ import { runReported, type TimedOutcome } from '../flush/report.js';
 import { listPendingShards } from '../memtable/pending-index.js';
 import { Metric } from '../observability/metric-names.js';
 import { logger, metrics } from '../observability/telemetry.js';
+import type { RebuildTakeover } from '../recovery/takeover.js';
 import { claimAhead, processClaimLead, sleepUntil, type TickSlot } from './claim-lead.js';
 import { mapWithConcurrency } from './concurrency.js';
 import { oldestAgeMs, pendingAgeAfter, SETTLED } from './pending-age.js';
@@ -32,6 +33,8 @@ export interface TickDeps {
   flushTime?: FlushTimeEstimate;
   /** The grid slot this tick stands for: given, the tick claims ahead of it (K1 in `claim-lead.ts`). */
   slot?: TickSlot | undefined;
+  /** Takes over a lapsed rebuild fence a refused claim reported (T6 in `lib/recovery/takeover.ts`). */
+  takeOver?: RebuildTakeover | undefined;
 }
 
 /** Summary of one tick. */
@@ -117,6 +120,7 @@ export async function runTick(deps: TickDeps): Promise<TickSummary> {
       }
       begun++;
       const { outcome, ms } = await (ahead?.flushes.get(shard) ?? flushTimed(flushDeps, shard));
+      await takeOverLapsed(deps.takeOver, outcome);
       flushTimes.push(ms);
       if (outcome?.status === 'flushed') ages.push(outcome.lagMs);
       return outcome;
@@ -146,6 +150,26 @@ export async function runTick(deps: TickDeps): Promise<TickSummary> {
     plan,
     oldestPendingAgeMs,
   };
+}
+
+/**
+ * The tick's hook for an abandoned rebuild: a claim refused by a rebuild's
+ * poison carries its fence; `takeOver` does nothing while its lease is live.
+ * Never throws: a failed takeover is retried by the next tick.
+ */
+export async function takeOverLapsed(
+  takeOver: RebuildTakeover | undefined,
+  outcome: FlushOutcome | undefined,
+): Promise<void> {
+  if (!takeOver || outcome?.status !== 'poisoned' || !outcome.rebuild) return;
+  try {
+    await takeOver(outcome.shard, outcome.rebuild);
+  } catch (error) {
+    logger.error('taking over an abandoned rebuild failed; the next tick retries', {
+      shard: outcome.shard,
+      error: error as Error,
+    });
+  }
 }
 
 /** Hands `shards` to workers, ten a message batch, a few batches at once. */

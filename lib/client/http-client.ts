@@ -38,8 +38,8 @@ import { type RetryEvent, type RetryOptions, retryOptions, withRetries } from '.
 import { type RawRow, type Row, rowText } from './rows.js';
 import { createSigner, type RequestSigner, type SigV4Auth } from './sigv4.js';
 
-/** The Idempotency-Key pattern of the API: 1-256 visible ASCII characters. */
-export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,256}$/;
+/** The Idempotency-Key pattern of the API: 1-256 visible ASCII characters but the comma (a repeated header arrives comma-joined). */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x2b\x2d-\x7e]{1,256}$/;
 
 /** Options of `ShardwalHttpClient`. */
 export interface HttpClientOptions {

@@ -85,7 +85,9 @@ function putSettings(input: CommandInput, env: NodeJS.ProcessEnv): PutSettings {
   const keyField = stringOption(input, 'key-field');
   const importId = stringOption(input, 'import-id');
   if (importId !== undefined && !/^[\x21-\x2b\x2d-\x7e]{1,200}$/.test(importId)) {
-    throw new UsageError(`--import-id: expected 1-200 visible ASCII characters other than a comma, got ${importId}`);
+    throw new UsageError(
+      `--import-id: expected 1-200 visible ASCII characters other than a comma, got ${importId}`,
+    );
   }
   if (keyField === '') throw new UsageError('--key-field: expected a field name');
   assertKeyField(keyField);

@@ -2,7 +2,7 @@
  * The CLI entry (`runCli`) on mistakes a user makes: each is one line on
  * stderr naming what to fix, exit 1 or 2, never "a bug" with a stack.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,11 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'shardwal-user-errors-'));
   file = path.join(dir, 'rows.jsonl');
   await writeFile(file, '{"a":1}\n');
+  for (const shard of ['orders', 'clicks']) {
+    await mkdir(path.join(dir, 'objects-only', 'objects', 'shards', shard, 'wal'), {
+      recursive: true,
+    });
+  }
 });
 
 afterAll(async () => {
@@ -48,6 +53,16 @@ describe('runCli', () => {
         'a file as --data-dir (dump)',
         () => ['dump', 'orders', '--data-dir', file],
         /^shardwal dump: .*: a part of the path is not a directory$/,
+      ],
+      [
+        'a data folder holding only objects/ (status)',
+        () => ['status', 'orders', '--data-dir', path.join(dir, 'objects-only')],
+        /^shardwal status: no DynamoDB state in .*objects-only, only its object store \(shards clicks, orders\); run `shardwal recover <shard>` for each/,
+      ],
+      [
+        'a data folder holding only objects/ (dump)',
+        () => ['dump', 'orders', '--data-dir', path.join(dir, 'objects-only')],
+        /^shardwal dump: .*run `shardwal recover <shard>`/,
       ],
       [
         'a file as --data-dir (recover)',

@@ -46,9 +46,9 @@ import { createSigner, type RequestSigner, type SigV4Auth } from './sigv4.js';
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x2b\x2d-\x7e]{1,256}$/;
 
 /** Content-Type of an uncompressed body. */
-export const PLAIN_JSON_TYPE = 'application/json; charset=utf-8';
+const PLAIN_JSON_TYPE = 'application/json; charset=utf-8';
 /** Content-Type of a compressed body: a JSON type API Gateway passes to the function as bytes. */
-export const COMPRESSED_JSON_TYPE = 'application/vnd.shardwal+json';
+const COMPRESSED_JSON_TYPE = 'application/vnd.shardwal+json';
 
 /** Options of `ShardwalHttpClient`. */
 export interface HttpClientOptions {

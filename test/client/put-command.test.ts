@@ -14,6 +14,7 @@ import { batchKey } from '../../lib/cli/put-plan.js';
 import type { PutSummary } from '../../lib/cli/put-report.js';
 import { NotFoundApiError } from '../../lib/client/errors.js';
 import { ShardwalHttpClient } from '../../lib/client/http-client.js';
+import { frameOverheadBytes } from '../../lib/client/put-body.js';
 import { cli, jsonLines, useEnv } from '../cli/cli-io.js';
 import { testStackSettings } from '../support/local-stack.js';
 import { type FaultPlan, type FaultProxy, serviceAnswer, startFaultProxy } from './fault-proxy.js';
@@ -275,6 +276,24 @@ describe('shardwal put', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(await dumped('cli-sqs')).toHaveLength(120);
+  });
+
+  it('plans again for the queue’s message size when it is below --batch-bytes', async () => {
+    // Two rows whose body is exactly --batch-bytes: an SQS message also carries the key
+    // attribute, so the producer's limit is lower and the block must be planned as two batches.
+    const shard = 'cli-sqs-big';
+    const limit = 1024 * 1024;
+    const room = limit - frameOverheadBytes({ shard }) - 1;
+    const row = (bytes: number) => JSON.stringify({ p: 'x'.repeat(bytes - 8) });
+    const file = await inputFile('sqs-big.jsonl', [
+      row(Math.floor(room / 2)),
+      row(Math.ceil(room / 2)),
+    ]);
+    const args = ['--batch-rows', '2', '--batch-bytes', String(limit)];
+    expect(Buffer.byteLength(row(Math.floor(room / 2)))).toBe(Math.floor(room / 2));
+    const big = await put(shard, '--file', file, '--sqs', stack.info.queueUrl, ...args);
+    expect(big.code, big.stdout + big.stderr).toBe(0);
+    expect(big.stdout).toMatch(/2 of 2 rows acked in 2 of 2 batches/);
   });
 
   it('exits 1 listing a batch the service refused, and a re-run lands exactly the rest', async () => {

@@ -7,6 +7,17 @@ import { LOCAL_RESOURCES } from '../../lib/local/data-dir.js';
 import { LOCAL_SETTINGS } from '../../lib/local/local-settings.js';
 import type { StackInfo } from '../../lib/local/stack-file.js';
 
+/**
+ * Which AWS CLI the banner's `aws sqs` example needs. The local SQS
+ * (fauxqs) speaks SQS's JSON protocol only. Recent AWS CLIs use it (checked
+ * by `test/local/banner.test.ts` with the CLI installed); older ones use the
+ * query protocol and fail against the local SQS, Debian's `awscli` package
+ * among them (botocore switched SQS to JSON in 1.31.81, reverted it, and
+ * switched again in April 2024).
+ */
+export const SQS_JSON_CLI =
+  "a recent one, whose SQS commands use the JSON protocol; Debian's awscli uses the older query protocol";
+
 /** Single-quotes `text` for a POSIX shell. */
 function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
@@ -57,7 +68,7 @@ export function startBanner(info: StackInfo, cwd = process.cwd()): string {
     `  curl -sS -X POST '${rows}?durability=durable' -H 'content-type: application/json' -d '{"key":"id","rows":[{"id":"u1","name":"Ada"}]}'`,
     '  # shard status',
     `  curl -sS ${info.httpUrl}/v1/shards/demo`,
-    '  # put through SQS (aws CLI, or node from this folder)',
+    `  # put through SQS: the aws CLI must speak SQS's JSON protocol (${SQS_JSON_CLI}); or node from this folder`,
     `  AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local aws sqs send-message --region ${LOCAL_RESOURCES.region} --endpoint-url ${info.sqsEndpoint} --queue-url ${info.queueUrl} --message-body ${shellQuote(message)}`,
     `  ${quiet}node --input-type=module -e "${nodeSend}"`,
     '  # the durable rows, as JSON Lines',

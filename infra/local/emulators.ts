@@ -9,7 +9,7 @@
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { buildApp } from 'fauxqs';
 import { LOCAL_RESOURCES } from '../../lib/local/data-dir.js';
-import { listenError } from '../../lib/local/listen-error.js';
+import { type DerivedPort, listenError } from '../../lib/local/listen-error.js';
 import { LOCAL_SETTINGS } from '../../lib/local/local-settings.js';
 import { ensureTable } from '../../lib/memtable/create-table.js';
 import { type DynaliteServer, startDynalite } from '../../lib/memtable/dynalite-server.js';
@@ -24,13 +24,17 @@ export const MAX_RECEIVE_COUNT = INGEST_MAX_RECEIVE_COUNT;
 /** Seconds a received message stays invisible unless the handler sets otherwise (a crash). */
 export const VISIBILITY_TIMEOUT_SECONDS = 10;
 
-/** Starts dynalite on `dynamodbDir` and ensures the table. */
-export async function startLocalDynamo(dynamodbDir: string, port: number): Promise<DynaliteServer> {
+/** Starts dynalite on `dynamodbDir` and ensures the table; `derived` says the port came from `PORT`. */
+export async function startLocalDynamo(
+  dynamodbDir: string,
+  port: number,
+  derived?: DerivedPort,
+): Promise<DynaliteServer> {
   let server: DynaliteServer;
   try {
     server = await startDynalite({ path: dynamodbDir, port });
   } catch (error) {
-    throw listenError(LOCAL_SETTINGS.dynamodbPort.env, port, error);
+    throw listenError(LOCAL_SETTINGS.dynamodbPort.env, port, error, derived);
   }
   try {
     await ensureTable({ client: server.client, tableName: LOCAL_RESOURCES.tableName });
@@ -52,14 +56,14 @@ export interface LocalQueues {
 }
 
 /** Starts fauxqs with the ingest queue and its dead-letter queue, redriving as deployed. */
-export async function startLocalQueues(port: number): Promise<LocalQueues> {
+export async function startLocalQueues(port: number, derived?: DerivedPort): Promise<LocalQueues> {
   const app = buildApp({ logger: false, defaultRegion: LOCAL_RESOURCES.region });
   let endpoint: string;
   try {
     endpoint = await app.listen({ port, host: '127.0.0.1' });
   } catch (error) {
     await app.close();
-    throw listenError(LOCAL_SETTINGS.sqsPort.env, port, error);
+    throw listenError(LOCAL_SETTINGS.sqsPort.env, port, error, derived);
   }
   const client = new SQSClient({
     endpoint,

@@ -18,8 +18,9 @@ import path from 'node:path';
 import { dataDirLayout, LOCAL_RESOURCES } from '../../lib/local/data-dir.js';
 import { StackRunningError } from '../../lib/local/errors.js';
 import { assertLevelDbUnlocked } from '../../lib/local/leveldb-lock.js';
+import type { DerivedPort } from '../../lib/local/listen-error.js';
 import type { LocalScheduleStatus } from '../../lib/local/local-schedule.js';
-import type { LocalSettings } from '../../lib/local/local-settings.js';
+import { LOCAL_SETTINGS, type LocalSettings } from '../../lib/local/local-settings.js';
 import {
   findRunningStack,
   removeStackFile,
@@ -45,6 +46,17 @@ export interface LocalStack {
 
 let starts = 0;
 
+/** How `port` derives from `PORT` (its default: `PORT` + `offset`), for the message of a taken port. */
+function derivedPort(
+  settings: LocalSettings,
+  port: number,
+  offset: number,
+  role: string,
+): DerivedPort | undefined {
+  if (settings.port === 0 || port !== settings.port + offset) return undefined;
+  return { from: LOCAL_SETTINGS.port.env, base: settings.port, offset, role };
+}
+
 /** Starts the local stack with `settings` (see `localSettingsFromEnv`). */
 export async function startLocalStack(settings: LocalSettings): Promise<LocalStack> {
   const layout = dataDirLayout(settings.dataDir);
@@ -57,9 +69,16 @@ export async function startLocalStack(settings: LocalSettings): Promise<LocalSta
 
   const undo: Array<() => Promise<unknown>> = [];
   try {
-    const dynamo = await startLocalDynamo(layout.dynamodbDir, settings.dynamodbPort);
+    const dynamo = await startLocalDynamo(
+      layout.dynamodbDir,
+      settings.dynamodbPort,
+      derivedPort(settings, settings.dynamodbPort, 1, 'DynamoDB'),
+    );
     undo.push(dynamo.close);
-    const queues = await startLocalQueues(settings.sqsPort);
+    const queues = await startLocalQueues(
+      settings.sqsPort,
+      derivedPort(settings, settings.sqsPort, 2, 'SQS'),
+    );
     undo.push(queues.close);
 
     // Restored on stop, so an embedding process (tests, the bench) gets its environment back.

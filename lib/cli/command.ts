@@ -7,6 +7,7 @@
  * - returns (or returns 0): exit 0;
  * - throws `UsageError`: exit 2, the message and the command's usage line;
  * - throws a `ShardwalError` (any kind): exit 1, its message on one line;
+ * - throws a file system error (ENOENT, EACCES, ...): exit 1, its path and reason on one line;
  * - throws anything else: exit 1, the message and the stack (a bug).
  *
  * A command writes its results to `io.stdout` (through `writeText`, which

@@ -8,7 +8,7 @@ import { ShardwalError } from '../errors.js';
 import type { CliCommand, CliIo, CommandInput } from './command.js';
 import { ExitCode } from './command.js';
 import { COMMANDS } from './commands.js';
-import { UsageError } from './errors.js';
+import { fileSystemProblem, UsageError } from './errors.js';
 import { isBrokenPipe, writeText } from './output.js';
 import { commandHelp, overallHelp, usageLine } from './usage.js';
 
@@ -56,6 +56,11 @@ async function report(error: unknown, command: CliCommand, io: CliIo): Promise<n
   }
   if (error instanceof ShardwalError) {
     await writeText(io.stderr, `${prefix}: ${error.message}\n`);
+    return ExitCode.failure;
+  }
+  const fileProblem = fileSystemProblem(error);
+  if (fileProblem !== undefined) {
+    await writeText(io.stderr, `${prefix}: ${fileProblem}\n`);
     return ExitCode.failure;
   }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);

@@ -2,13 +2,14 @@
  * `shardwal put <shard>`: JSON Lines rows (a file or stdin) into a shard,
  * through the client (`lib/client`), over HTTP or SQS, exactly once:
  *
- * 1. Every line is checked before anything is sent (`put-input.ts`); an
- *    input with a bad line sends nothing and lists the lines.
- * 2. Batches are cut by row count and bytes only (never time), and batch `i`
- *    is keyed `<import id>-<i>`, the import id being the input's SHA-256
- *    with the cut settings (or `--import-id`). Re-running the same command
- *    after an interruption re-sends every batch under the same key: what
- *    landed answers its original ack, the rest lands once.
+ * 1. Every line is checked before anything is sent, by the service's own
+ *    put-body reader and limits (`put-check.ts`); an input with a bad line
+ *    sends nothing and lists the lines with their columns.
+ * 2. Batches are fixed line ranges of the file, halved while over
+ *    `--batch-bytes`, and each is keyed by its line range and its rows
+ *    (`put-plan.ts`). Re-running after an interruption, or after fixing
+ *    lines in place, re-sends every batch: an unchanged batch answers its
+ *    original ack, a changed or unlanded one lands once.
  * 3. The exit code is 0 only when every row was acknowledged (and, with
  *    `--durable`, is durable); otherwise 1, with the failed batches listed.
  *    Keyed rows stop at the first failed batch (their order matters).
@@ -17,11 +18,13 @@ import type { Readable } from 'node:stream';
 import type { PutAck } from '../client/api-types.js';
 import { ProducerBatchError, ProducerStoppedError, SeqNotDurableError } from '../client/errors.js';
 import { createHttpProducer, HTTP_PRODUCER_DEFAULTS } from '../client/http-producer.js';
-import type { BatchOutcome, RowProducer } from '../client/producer.js';
+import type { BatchOutcome, RowProducer, SealedBatch } from '../client/producer.js';
 import { frameOverheadBytes } from '../client/put-body.js';
 import { rawRow } from '../client/rows.js';
 import type { SqsAck } from '../client/sqs-batch-sender.js';
 import { createSqsProducer } from '../client/sqs-producer.js';
+import { configFromEnv, SETTINGS } from '../config.js';
+import { InvalidInputError } from '../errors.js';
 import { MAX_SEQ } from '../exact-integer.js';
 import {
   booleanOption,
@@ -33,7 +36,9 @@ import {
 import { UsageError } from './errors.js';
 import { integerArgument } from './integer-argument.js';
 import { writeText } from './output.js';
-import { importIdOf, openPutInput, readLines, scanInput } from './put-input.js';
+import { assertKeyField } from './put-check.js';
+import { type InputScan, isBlank, openPutInput, readLines, scanInput } from './put-input.js';
+import { batchKey, type PlannedBatch } from './put-plan.js';
 import {
   type PutSummary,
   PutTally,
@@ -75,18 +80,21 @@ function positiveInteger(input: CommandInput, name: string, fallback: number): n
     : integerArgument(`--${name}`, text, { min: 1, max: MAX_SEQ });
 }
 
-function putSettings(input: CommandInput): PutSettings {
+function putSettings(input: CommandInput, env: NodeJS.ProcessEnv): PutSettings {
   const keyField = stringOption(input, 'key-field');
   const importId = stringOption(input, 'import-id');
-  if (importId !== undefined && !/^[\x21-\x7e]{1,200}$/.test(importId)) {
-    throw new UsageError(`--import-id: expected 1-200 visible ASCII characters, got ${importId}`);
+  if (importId !== undefined && !/^[\x21-\x2b\x2d-\x7e]{1,200}$/.test(importId)) {
+    throw new UsageError(
+      `--import-id: expected 1-200 visible ASCII characters other than a comma, got ${importId}`,
+    );
   }
   if (keyField === '') throw new UsageError('--key-field: expected a field name');
+  assertKeyField(keyField);
   const durable = booleanOption(input, 'durable');
   if (durable && stringOption(input, 'sqs') !== undefined) {
     throw new UsageError('--durable needs the HTTP API; SQS puts are buffered');
   }
-  return {
+  const settings: PutSettings = {
     shard: shardArgument(input),
     file: stringOption(input, 'file'),
     keyField,
@@ -100,25 +108,55 @@ function putSettings(input: CommandInput): PutSettings {
     ),
     importId,
   };
+  // The service's own limits (its defaults, or this environment's settings, as `shardwal start` reads them).
+  const config = configFromEnv(env);
+  if (settings.batchRows > config.maxRowsPerPut) {
+    throw new UsageError(
+      `--batch-rows: at most ${config.maxRowsPerPut} rows per put (${SETTINGS.maxRowsPerPut.env}), got ${settings.batchRows}`,
+    );
+  }
+  if (settings.batchBytes > config.maxBodyBytes) {
+    throw new UsageError(
+      `--batch-bytes: at most ${config.maxBodyBytes} bytes per body (${SETTINGS.maxBodyBytes.env}), got ${settings.batchBytes}`,
+    );
+  }
+  return settings;
+}
+
+/** The batch plan, read by the producer's key and the tally as batches are sent. */
+interface SendPlan {
+  batches: PlannedBatch[];
 }
 
 async function createProducer(
   target: PutTarget,
   settings: PutSettings,
-  keyPrefix: string,
-  tally: PutTally,
+  plan: SendPlan,
+  tally: () => PutTally,
   onChange: () => void,
 ): Promise<RowProducer> {
+  const keyPrefix = settings.importId ?? 'put';
+  const scope = { shard: settings.shard, keyField: settings.keyField };
   const common = {
     keyField: settings.keyField,
     maxBatchRows: settings.batchRows,
     maxBatchBytes: settings.batchBytes,
-    // Cut by count and bytes only: the same input always makes the same batches.
+    // Cut by the plan only (`cut()` at each planned end): the same lines always make the same batches.
     lingerMs: null,
     maxInFlight: settings.concurrency,
     keyPrefix,
+    keyOf: (batch: Omit<SealedBatch, 'key'>) => {
+      const planned = plan.batches[batch.index];
+      if (planned === undefined || planned.rows !== batch.rowTexts.length) {
+        throw new InvalidInputError(
+          '--file',
+          'the input changed while it was sent; run the command again',
+        );
+      }
+      return batchKey(keyPrefix, scope, planned, batch.rowTexts);
+    },
     onBatch: (outcome: BatchOutcome<PutAck | SqsAck>) => {
-      tally.onBatch(outcome, settings);
+      tally().onBatch(outcome, settings, plan.batches[outcome.batch.index]);
       onChange();
     },
   };
@@ -134,18 +172,26 @@ async function createProducer(
     queueUrl: target.queueUrl,
     shard: settings.shard,
     onRetry: () => {
-      tally.counts.retries++;
+      tally().counts.retries++;
       onChange();
     },
   });
 }
 
-/** Sends the input's rows; resolves when every batch settled. */
-async function sendRows(file: string, producer: RowProducer): Promise<void> {
+/** Sends the input's rows, cutting each planned batch at its last line; resolves when every batch settled. */
+async function sendRows(
+  file: string,
+  batches: readonly PlannedBatch[],
+  producer: RowProducer,
+): Promise<void> {
+  let next = 0;
   try {
-    for await (const { text } of readLines(file)) {
-      if (text === undefined || text.trim() === '') continue;
-      await producer.append(rawRow(text));
+    for await (const line of readLines(file)) {
+      if (!isBlank(line) && line.text !== undefined) await producer.append(rawRow(line.text));
+      while (next < batches.length && batches[next]!.lastLine <= line.line) {
+        await producer.cut();
+        next++;
+      }
     }
   } catch (error) {
     // Keyed rows: the producer stopped at a failed batch, which the tally holds.
@@ -179,39 +225,49 @@ async function awaitDurability(target: PutTarget, settings: PutSettings, tally: 
     .reduce((sum, batch) => sum + batch.rows, 0);
 }
 
+/** Checks and plans `file` for batches of `limits`; undefined (after listing the bad lines) when a line is bad. */
+async function scanOrReport(
+  file: string,
+  name: string,
+  settings: PutSettings,
+  limits: { maxBytes: number; overheadBytes: number },
+  io: CliIo,
+): Promise<InputScan | undefined> {
+  const scan = await scanInput(file, {
+    keyField: settings.keyField,
+    maxRowBytes: limits.maxBytes - limits.overheadBytes,
+    linesPerBlock: settings.batchRows,
+    maxBytes: limits.maxBytes,
+    overheadBytes: limits.overheadBytes,
+    maxProblems: PUT_DEFAULTS.maxProblems,
+  });
+  if (scan.problemCount === 0) return scan;
+  const listed = scan.problems.map(
+    ({ line, column, problem }) => `  line ${line}, column ${column}: ${problem}\n`,
+  );
+  await writeText(
+    io.stderr,
+    `shardwal put: ${scan.problemCount} bad line(s) in ${name}; nothing was sent\n${listed.join('')}` +
+      (scan.problemCount > scan.problems.length ? '  …\n' : ''),
+  );
+  return undefined;
+}
+
 async function run(input: CommandInput, io: CliIo): Promise<number> {
-  const settings = putSettings(input);
+  const settings = putSettings(input, io.env);
   const stdin = io.stdin ?? (process.stdin as Readable);
   if (settings.file === undefined && (stdin as Partial<NodeJS.ReadStream>).isTTY === true) {
     throw new UsageError('no input: pass --file <path> or pipe JSON Lines to stdin');
   }
   const source = await openPutInput(settings.file, stdin);
   try {
-    const maxRowBytes =
-      settings.batchBytes -
-      frameOverheadBytes({ shard: settings.shard, keyField: settings.keyField });
-    const scan = await scanInput(source.file, {
-      keyField: settings.keyField,
-      maxRowBytes,
-      maxProblems: PUT_DEFAULTS.maxProblems,
-    });
-    if (scan.problemCount > 0) {
-      const listed = scan.problems.map(({ line, problem }) => `  line ${line}: ${problem}\n`);
-      await writeText(
-        io.stderr,
-        `shardwal put: ${scan.problemCount} bad line(s) in ${source.name}; nothing was sent\n${listed.join('')}` +
-          (scan.problemCount > scan.problems.length ? '  …\n' : ''),
-      );
-      return 1;
-    }
-    const importId =
-      settings.importId ??
-      importIdOf(scan.sha256, {
-        batchRows: settings.batchRows,
-        batchBytes: settings.batchBytes,
-        keyField: settings.keyField,
-      });
-    const tally = new PutTally(scan.rows);
+    // SQS messages name the shard in the body; HTTP puts in the path.
+    const viaSqs = stringOption(input, 'sqs') !== undefined;
+    const frame = { shard: viaSqs ? settings.shard : undefined, keyField: settings.keyField };
+    const planned = { maxBytes: settings.batchBytes, overheadBytes: frameOverheadBytes(frame) };
+    let scan = await scanOrReport(source.file, source.name, settings, planned, io);
+    if (scan === undefined) return 1;
+    let tally = new PutTally(scan.rows);
     const progress = putProgress(io.stderr, settings.shard, {
       forced: booleanOption(input, 'progress'),
       now: Date.now,
@@ -223,11 +279,20 @@ async function run(input: CommandInput, io: CliIo): Promise<number> {
         onChange();
       },
     });
-    const startedAt = Date.now();
     let summary: PutSummary;
     try {
-      const producer = await createProducer(target, settings, importId, tally, onChange);
-      await sendRows(source.file, producer);
+      const plan: SendPlan = { batches: scan.batches };
+      const producer = await createProducer(target, settings, plan, () => tally, onChange);
+      const { limits } = producer;
+      if (limits.maxBytes !== planned.maxBytes || limits.overheadBytes !== planned.overheadBytes) {
+        // The queue's message size is below --batch-bytes: plan again for the batches it takes.
+        scan = await scanOrReport(source.file, source.name, settings, producer.limits, io);
+        if (scan === undefined) return 1;
+        plan.batches = scan.batches;
+        tally = new PutTally(scan.rows);
+      }
+      const startedAt = Date.now();
+      await sendRows(source.file, scan.batches, producer);
       tally.batches = producer.stats().sentBatches;
       const notDurableRows = await awaitDurability(target, settings, tally);
       const elapsedMs = Date.now() - startedAt;
@@ -235,7 +300,7 @@ async function run(input: CommandInput, io: CliIo): Promise<number> {
         shard: settings.shard,
         transport: target.transport,
         target: target.description,
-        importId,
+        importId: settings.importId ?? 'put',
         ...tally.counts,
         batches: tally.batches,
         ackedBatches: tally.ackedBatches,
@@ -267,15 +332,27 @@ export const putCommand: CliCommand = {
   args: ['<shard>'],
   summary: 'put JSON Lines rows into a shard over HTTP or SQS, exactly once per import',
   description:
-    'Reads one JSON object per line from --file or stdin, checks every line first (a bad line\n' +
-    'sends nothing), then sends batches cut by --batch-rows and --batch-bytes, batch i keyed\n' +
-    '<import id>-<i>. The import id is the input’s SHA-256 with the cut settings, or --import-id:\n' +
-    're-running the same command after an interruption lands nothing twice within the\n' +
-    'idempotency window (24 h by default). Exit 0 only when every row is acknowledged (and, with\n' +
-    '--durable, durable). Default destination: the running local stack on --data-dir.\n' +
-    'Requests to *.amazonaws.com (or with --region) are signed with SigV4 from the AWS\n' +
-    'credential chain. Each batch keeps its lines in order; with more than one batch in\n' +
-    'flight batches may land in any order (--concurrency 1 keeps the input order).',
+    'Reads one JSON object per line from --file or stdin and checks every line with the\n' +
+    'service’s own rules and limits first: a bad line sends nothing, and is listed with its\n' +
+    'line and column. Then sends batches: lines 1-R, R+1-2R, … (R = --batch-rows, blank lines\n' +
+    'count), each halved by line range while over --batch-bytes, each keyed by its line range\n' +
+    'and its rows. Exit 0 only when every row is acknowledged (and, with --durable, durable).\n' +
+    '\n' +
+    'Re-running lands only what did not land before, within the idempotency window\n' +
+    '(SHARDWAL_IDEMPOTENCY_TTL_MS, 24 h by default), with the same shard, --key-field,\n' +
+    '--batch-rows, --batch-bytes and --import-id:\n' +
+    '  exact:     the same input again (after an interruption or a failed batch); lines fixed\n' +
+    '             in place (to drop a row, empty its line: keep the line count);\n' +
+    '  not exact: inserting or deleting lines (every later batch lands again); appending\n' +
+    '             lines (the last, partial batch lands again: put new lines as a file of\n' +
+    '             their own); editing a line of a batch that landed (that batch lands\n' +
+    '             again); a fix that moves its batch across --batch-bytes (the rows of\n' +
+    '             that half-block land again). docs/client.md says more.\n' +
+    '\n' +
+    'Default destination: the running local stack on --data-dir. Requests to\n' +
+    '*.amazonaws.com (or with --region) are signed with SigV4 from the AWS credential\n' +
+    'chain. Each batch keeps its lines in order; with more than one batch in flight batches\n' +
+    'may land in any order (--concurrency 1 keeps the input order).',
   options: {
     file: {
       type: 'string',
@@ -310,7 +387,7 @@ export const putCommand: CliCommand = {
     'import-id': {
       type: 'string',
       value: '<id>',
-      description: 'batch keys are <id>-<batch index> (default: from the input’s SHA-256)',
+      description: 'batch keys are <id>-<hash of the batch’s lines and rows> (default id: put)',
     },
     'batch-rows': {
       type: 'string',

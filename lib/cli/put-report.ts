@@ -87,6 +87,9 @@ export interface PutFailure {
   batch: number;
   /** 1-based ordinal of its first row among the input's rows. */
   firstRow: number;
+  /** Its line range in the input (1-based, inclusive). */
+  firstLine: number;
+  lastLine: number;
   rows: number;
   key: string;
   kind: string;
@@ -98,6 +101,7 @@ export interface PutSummary extends PutCounts {
   shard: string;
   transport: 'http' | 'sqs';
   target: string;
+  /** The batch keys' prefix (`--import-id`, default `put`). */
   importId: string;
   batches: number;
   ackedBatches: number;
@@ -129,8 +133,8 @@ export function summaryText(summary: PutSummary): string {
   }
   for (const failure of summary.failures) {
     lines.push(
-      `  batch ${failure.batch} (rows ${n(failure.firstRow)}-${n(failure.firstRow + failure.rows - 1)}, ` +
-        `key ${failure.key}) failed: ${failure.message}`,
+      `  batch ${failure.batch} (lines ${n(failure.firstLine)}-${n(failure.lastLine)}, ` +
+        `${n(failure.rows)} rows, key ${failure.key}) failed: ${failure.message}`,
     );
   }
   if (summary.unsentRows > 0) {
@@ -139,8 +143,10 @@ export function summaryText(summary: PutSummary): string {
     );
   }
   lines.push(
-    `  import id ${summary.importId}: re-running the same command lands nothing twice` +
-      ' (within the idempotency window)',
+    summary.ok
+      ? '  running it again lands nothing twice (within the idempotency window, 24 h by default)'
+      : '  fix what failed and run the same command again: it lands only the batches that did' +
+          ' not land (lines fixed in place keep this exact; see `shardwal put --help`)',
   );
   return `${lines.join('\n')}\n`;
 }
@@ -159,7 +165,11 @@ export class PutTally {
   }
 
   /** Counts one settled batch; a durable put acked before its tick is kept to wait for. */
-  onBatch(outcome: BatchOutcome<PutAck | SqsAck>, settings: { durable: boolean }): void {
+  onBatch(
+    outcome: BatchOutcome<PutAck | SqsAck>,
+    settings: { durable: boolean },
+    lines: { firstLine: number; lastLine: number } | undefined,
+  ): void {
     const { batch } = outcome;
     const rows = batch.rowTexts.length;
     if (outcome.error) {
@@ -167,6 +177,8 @@ export class PutTally {
       this.failures.push({
         batch: batch.index,
         firstRow: batch.firstRow + 1,
+        firstLine: lines?.firstLine ?? 0,
+        lastLine: lines?.lastLine ?? 0,
         rows,
         key: batch.key,
         kind: outcome.error.kind,

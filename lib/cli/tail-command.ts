@@ -136,13 +136,13 @@ export const tailCommand: CliCommand = {
     'Each line: {"seq","offset","key"?,"delete"?,"row"?}, as `shardwal dump` prints it, in offset\n' +
     'order, from --from <seq> (default: the oldest kept row). Below the export watermark the\n' +
     "rows come from the export's segments: keyless rows only, since the export keeps keyed\n" +
-    'state, not keyed history (a note says so); above it every row of the WAL. A seq below the\n' +
-    'history floor is an error naming the floor. --follow waits for new WAL objects (one GET of\n' +
-    'the next position per poll, backing off from --poll-ms to 8 s) until Ctrl-C; --from end\n' +
-    'prints only rows written after it started. Reads only the object store: the local data\n' +
-    'folder, or the S3 bucket given with --bucket (--table, optional, to check the shard\n' +
-    'exists). Every object is verified before its rows are printed; a corrupt one stops the\n' +
-    'tail with an error naming it.',
+    'state, not keyed history (a note says so when keyed rows were put); above it every row of\n' +
+    'the WAL. A seq below the history floor is an error naming the floor. -f/--follow waits\n' +
+    'for new WAL objects (one GET of the next position per poll, backing off from --poll-ms to\n' +
+    '8 s) until Ctrl-C; --from end prints only rows written after it started. Reads only the\n' +
+    'object store: the local data folder, or the S3 bucket given with --bucket (--table,\n' +
+    'optional, to check the shard exists). Every object is verified before its rows are\n' +
+    'printed; a corrupt one stops the tail with an error naming it.',
   options: {
     from: {
       type: 'string',

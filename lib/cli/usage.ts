@@ -9,16 +9,17 @@ export function usageLine(command: CliCommand): string {
   return ['shardwal', command.name, ...command.args, ...options].join(' ');
 }
 
-/** Full help of one command. */
+/** Full help of one command; an option with a short form shows both (`-f, --follow`). */
 export function commandHelp(command: CliCommand): string {
   const lines = [`usage: ${usageLine(command)}`, '', command.summary];
   if (command.description) lines.push('', command.description);
   const options = Object.entries(command.options);
   if (options.length > 0) {
     lines.push('', 'options:');
-    const labels = options.map(([name, option]) =>
-      option.type === 'string' ? `--${name} ${option.value ?? '<value>'}` : `--${name}`,
-    );
+    const labels = options.map(([name, option]) => {
+      const flag = option.short ? `-${option.short}, --${name}` : `--${name}`;
+      return option.type === 'string' ? `${flag} ${option.value ?? '<value>'}` : flag;
+    });
     const width = Math.max(...labels.map((label) => label.length));
     options.forEach(([, option], i) => {
       lines.push(`  ${labels[i]!.padEnd(width)}  ${option.description}`);

@@ -6,7 +6,11 @@
  *    kept across all its retries, so a retry after a lost answer or a
  *    dropped connection returns the original ack instead of landing twice.
  * 2. The body is built and (above `gzip.minBytes`) gzipped once; every
- *    attempt is signed afresh (SigV4, when `auth` asks for it).
+ *    attempt is signed afresh (SigV4, when `auth` asks for it). A gzipped
+ *    body is sent as `application/vnd.shardwal+json`, which API Gateway
+ *    passes to the function as bytes (as `application/json` it would pass
+ *    it as text, and the service would answer 415); a plain one as
+ *    `application/json`.
  * 3. Errors become their typed class (`errors.ts`) from the service's
  *    `{"error": {"kind"}}` or API Gateway's own answers; the kind decides
  *    whether to retry (`error-kinds.ts`), `retry.ts` how long to wait.
@@ -46,8 +50,13 @@ import { type RetryEvent, type RetryOptions, retryOptions, withRetries } from '.
 import { type RawRow, type Row, rowText } from './rows.js';
 import { createSigner, type RequestSigner, type SigV4Auth } from './sigv4.js';
 
-/** The Idempotency-Key pattern of the API: 1-256 visible ASCII characters. */
-export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,256}$/;
+/** The Idempotency-Key pattern of the API: 1-256 visible ASCII characters but the comma (a repeated header arrives comma-joined). */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x2b\x2d-\x7e]{1,256}$/;
+
+/** Content-Type of an uncompressed body. */
+const PLAIN_JSON_TYPE = 'application/json; charset=utf-8';
+/** Content-Type of a compressed body: a JSON type API Gateway passes to the function as bytes. */
+const COMPRESSED_JSON_TYPE = 'application/vnd.shardwal+json';
 
 /** Options of `ShardwalHttpClient`. */
 export interface HttpClientOptions {
@@ -279,7 +288,9 @@ export class ShardwalHttpClient {
     for (const [name, value] of Object.entries(spec.query ?? {})) url.searchParams.set(name, value);
     let headers: Record<string, string> = { accept: 'application/json' };
     if (body) {
-      headers['content-type'] = 'application/json; charset=utf-8';
+      // API Gateway passes application/json as text, which compressed bytes do not survive:
+      // a compressed body goes as a JSON type it passes as bytes (docs/openapi.yaml, "Transport").
+      headers['content-type'] = body.contentEncoding ? COMPRESSED_JSON_TYPE : PLAIN_JSON_TYPE;
       if (body.contentEncoding) headers['content-encoding'] = body.contentEncoding;
     }
     if (spec.key !== undefined) headers['idempotency-key'] = spec.key;

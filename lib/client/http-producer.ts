@@ -50,6 +50,7 @@ export function createHttpProducer(
         options.maxInFlight ?? (keyField === undefined ? HTTP_PRODUCER_DEFAULTS.maxInFlight : 1),
       keyPrefix: options.keyPrefix ?? randomUUID(),
       stopOnFailure: options.stopOnFailure ?? keyField !== undefined,
+      keyOf: options.keyOf,
       onBatch: options.onBatch,
     },
     { overheadBytes: frameOverheadBytes({ keyField }) },

@@ -27,7 +27,7 @@ import {
   ProducerClosedError,
   ProducerStoppedError,
 } from './errors.js';
-import { RowBatcher } from './row-batcher.js';
+import { type BatchLimits, RowBatcher } from './row-batcher.js';
 import { type RawRow, type Row, rowText } from './rows.js';
 
 /** A batch as the transport sends it. */
@@ -60,8 +60,15 @@ export interface ProducerOptions<A> {
   lingerMs: number | undefined;
   /** Batches in flight at once. */
   maxInFlight: number;
-  /** Batch keys are `<keyPrefix>-<index>`. */
+  /** Batch keys are `<keyPrefix>-<index>`, unless `keyOf` says otherwise. */
   keyPrefix: string;
+  /**
+   * The Idempotency-Key of a batch, from its own rows (`shardwal put` keys a
+   * batch by its content and its place in the file); default
+   * `<keyPrefix>-<index>`. At most as long as `<keyPrefix>-` and 16
+   * characters: the SQS producer sizes a message's key attribute by that.
+   */
+  keyOf?: (batch: Omit<SealedBatch, 'key'>) => string;
   /**
    * Send nothing after a batch fails for good. Keyed rows need it: a later
    * batch landing before the failed one is re-sent would let the re-sent,
@@ -87,7 +94,11 @@ export interface ProducerStats {
 
 /** What every producer offers, whatever its transport and ack. */
 export interface RowProducer {
+  /** The limits batches are cut by. */
+  readonly limits: BatchLimits;
   append(row: Row | RawRow): Promise<void>;
+  /** Ends the open batch here (see `BatchingProducer.cut`). */
+  cut(): Promise<void>;
   flush(): Promise<void>;
   close(): Promise<void>;
   stats(): ProducerStats;
@@ -117,14 +128,18 @@ export class BatchingProducer<A> implements RowProducer {
     unsentRows: 0,
   };
 
+  /** The limits batches are cut by: rows, body bytes, and the body's bytes with no rows. */
+  readonly limits: BatchLimits;
+
   constructor(send: BatchSender<A>, options: ProducerOptions<A>, frame: { overheadBytes: number }) {
     this.#send = send;
     this.#options = options;
-    this.#batcher = new RowBatcher({
+    this.limits = {
       maxRows: options.maxBatchRows,
       maxBytes: options.maxBatchBytes,
       overheadBytes: frame.overheadBytes,
-    });
+    };
+    this.#batcher = new RowBatcher(this.limits);
   }
 
   /** Counters so far. */
@@ -149,6 +164,19 @@ export class BatchingProducer<A> implements RowProducer {
       for (const rows of closed) await this.#dispatch(rows);
       if (closed.length > 0) this.#clearLinger();
       this.#armLinger();
+    });
+  }
+
+  /**
+   * Ends the open batch here: sends it (waiting only for room among the
+   * batches in flight, like `append`), so the next row starts a new batch.
+   * Nothing happens when the open batch is empty.
+   */
+  cut(): Promise<void> {
+    return this.#enqueue(async () => {
+      this.#clearLinger();
+      const rows = this.#batcher.take();
+      if (rows) await this.#dispatch(rows);
     });
   }
 
@@ -192,12 +220,9 @@ export class BatchingProducer<A> implements RowProducer {
       return;
     }
     const index = this.#nextIndex++;
-    const batch: SealedBatch = {
-      index,
-      key: `${this.#options.keyPrefix}-${index}`,
-      firstRow: this.#rowsDispatched,
-      rowTexts,
-    };
+    const unkeyed = { index, firstRow: this.#rowsDispatched, rowTexts };
+    const key = this.#options.keyOf?.(unkeyed) ?? `${this.#options.keyPrefix}-${index}`;
+    const batch: SealedBatch = { ...unkeyed, key };
     this.#rowsDispatched += rowTexts.length;
     this.#stats.sentBatches++;
     const settled = this.#send(batch).then(

@@ -139,6 +139,7 @@ export async function createSqsProducer(
         options.maxInFlight ?? (keyField === undefined ? SQS_PRODUCER_DEFAULTS.maxInFlight : 1),
       keyPrefix,
       stopOnFailure: options.stopOnFailure ?? keyField !== undefined,
+      keyOf: options.keyOf,
       onBatch: options.onBatch,
     },
     { overheadBytes },

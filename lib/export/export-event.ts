@@ -3,9 +3,14 @@
  *
  *   scheduled:  an EventBridge "Scheduled Event" (`detail-type` "Scheduled
  *               Event", `source` aws.scheduler or aws.events, with its
- *               `id`, `time` and `resources`), as the export schedule sends
- *               it (`infra/constructs/schedules.ts`, `EXPORT_INPUT`) →
- *               export every due shard;
+ *               `time` and `resources`) → export every due shard. Every
+ *               genuine form is read: what the export schedule sends
+ *               (`infra/constructs/schedules.ts`, `exportInput`); what
+ *               EventBridge Scheduler sends a schedule with no input (its
+ *               default notification, whose `detail` is the string "{}");
+ *               an EventBridge rule's event; SAM's `sam local
+ *               generate-event cloudwatch scheduled-event` sample (no
+ *               `version`). Samples of each are in `events/`.
  *   on demand:  `{ "shard": "<name>" }` and nothing else → export that shard.
  *
  * Anything else — `{}`, another service's event, a misspelt field — is an
@@ -23,17 +28,35 @@ import { exportShard } from './export-shard.js';
 /** Sources of a Scheduled Event: EventBridge Scheduler, or an EventBridge rule. */
 export const SCHEDULED_EVENT_SOURCES = ['aws.scheduler', 'aws.events'] as const;
 
-/** The fields of a Scheduled Event the export checks (others, if EventBridge adds any, pass). */
+/** A Scheduled Event's `detail`: an object, or (Scheduler's default notification) the JSON text of one. */
+const detailSchema = z.union([
+  z.record(z.string(), z.unknown()),
+  z.string().refine((text) => {
+    try {
+      const value: unknown = JSON.parse(text);
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+    } catch {
+      return false;
+    }
+  }),
+]);
+
+/**
+ * The fields of a Scheduled Event the export checks: those every genuine
+ * form carries; `version`, `id`, `account` and `region` are checked when
+ * present (SAM's sample has no `version`). Others, if EventBridge adds any,
+ * pass.
+ */
 const scheduledEventSchema = z.object({
-  version: z.string(),
-  id: z.string(),
+  version: z.string().optional(),
+  id: z.string().optional(),
   'detail-type': z.literal('Scheduled Event'),
   source: z.enum(SCHEDULED_EVENT_SOURCES),
-  account: z.string(),
+  account: z.string().optional(),
   time: z.string(),
-  region: z.string(),
+  region: z.string().optional(),
   resources: z.array(z.string()),
-  detail: z.record(z.string(), z.unknown()),
+  detail: detailSchema,
 });
 
 const onDemandSchema = z.strictObject({ shard: z.string() });

@@ -7,11 +7,7 @@
  * `put-body-shape.ts`, then read exactly by `parsePutText`.
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import type {
-  APIGatewayProxyEventV2,
-  APIGatewayProxyStructuredResultV2,
-  Context,
-} from 'aws-lambda';
+import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { InvalidInputError } from '../errors.js';
 import { Metric } from '../observability/metric-names.js';
 import { logger, metrics } from '../observability/telemetry.js';
@@ -19,7 +15,8 @@ import { Durability, type PutDeps, putRows } from '../put/put-rows.js';
 import { parsePutText } from '../put/schema.js';
 import { invocationDeadline } from '../put/transport-deadline.js';
 import { errorResponse } from './error-response.js';
-import { headerOf } from './headers.js';
+import { headerCount, headerOf } from './headers.js';
+import type { ProxyEvent } from './proxy-event.js';
 import { putBodyShape } from './put-body-shape.js';
 import { readPutBody } from './request-body.js';
 import { json } from './responses.js';
@@ -33,9 +30,26 @@ function parseDurability(value: string | undefined): Durability {
   );
 }
 
-/** Handles one HTTP put. */
+/**
+ * The request's Idempotency-Key. A key sent twice arrives joined with a
+ * comma (HTTP API, the local gateway) or as two values (REST API): it is
+ * refused as such, not as a key with a bad character.
+ */
+function idempotencyKeyOf(event: ProxyEvent): string | undefined {
+  const key = headerOf(event.headers, 'idempotency-key');
+  if (key === undefined) return undefined;
+  if (headerCount(event, 'idempotency-key') > 1 || key.includes(',')) {
+    throw new InvalidInputError(
+      'Idempotency-Key',
+      `sent more than once (got ${JSON.stringify(key)}); send the header once, with one key (keys have no commas)`,
+    );
+  }
+  return key;
+}
+
+/** Handles one HTTP put (API Gateway HTTP API payload 2.0, or REST API payload 1.0). */
 export async function handlePut(
-  event: APIGatewayProxyEventV2,
+  event: ProxyEvent,
   deps: PutDeps,
   context?: Context,
 ): Promise<APIGatewayProxyStructuredResultV2> {
@@ -43,9 +57,9 @@ export async function handlePut(
     const shard = event.pathParameters?.shard ?? '';
     const durability = parseDurability(event.queryStringParameters?.durability);
     const { text, media } = readPutBody(event, deps.config);
-    const shape = putBodyShape(event.queryStringParameters, media, text);
+    const shape = putBodyShape(event.queryStringParameters ?? undefined, media, text);
     const body = parsePutText(text, deps.config.maxRowsPerPut, [], shape);
-    const idempotencyKey = headerOf(event.headers, 'idempotency-key');
+    const idempotencyKey = idempotencyKeyOf(event);
     const deadlineAtMs = invocationDeadline(context, deps.now());
     const result = await putRows(deps, { shard, body, durability, idempotencyKey, deadlineAtMs });
     if (!result.repeated) {

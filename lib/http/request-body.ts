@@ -1,6 +1,7 @@
 /**
- * The put body as the handler reads it from an API Gateway HTTP API event
- * (payload 2.0), byte-exact:
+ * The put body as the handler reads it from an API Gateway proxy event
+ * (HTTP API payload 2.0, or REST API payload 1.0: `proxy-event.ts`),
+ * byte-exact:
  *
  * 1. `Content-Type` and `Content-Encoding` are checked first (415 naming the
  *    header: `media-type.ts`, `content-encoding.ts`), before any byte is read;
@@ -22,7 +23,6 @@
  * A compressed body that arrived as text cannot be the bytes sent (gzip data
  * is not text), so it is a 415 naming Content-Encoding, never a guess.
  */
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { SETTINGS } from '../config.js';
 import { PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
 import { decodeUtf8Strict } from '../json/utf8.js';
@@ -30,6 +30,7 @@ import { boundedGunzip } from './bounded-gunzip.js';
 import { parseContentEncoding } from './content-encoding.js';
 import { headerOf } from './headers.js';
 import { type PutMediaKind, putMediaKind } from './media-type.js';
+import type { ProxyEvent } from './proxy-event.js';
 
 /** The two body limits. */
 export interface BodyLimits {
@@ -57,15 +58,16 @@ export interface PutBodyText {
 }
 
 /** The put body's text exactly as sent (see the module comment); '' when there is none. */
-export function readPutBody(event: APIGatewayProxyEventV2, limits: BodyLimits): PutBodyText {
+export function readPutBody(event: ProxyEvent, limits: BodyLimits): PutBodyText {
   const media = putMediaKind(headerOf(event.headers, 'content-type'));
   return { text: readBodyText(event, limits), media };
 }
 
-function readBodyText(event: APIGatewayProxyEventV2, limits: BodyLimits): string {
+function readBodyText(event: ProxyEvent, limits: BodyLimits): string {
   const encoding = headerOf(event.headers, 'content-encoding');
   const codings = parseContentEncoding(encoding);
-  if (event.body === undefined) return '';
+  // No body: absent (2.0) or null (1.0).
+  if (event.body === undefined || event.body === null) return '';
   if (!event.isBase64Encoded) {
     if (codings.length > 0) {
       throw new UnsupportedMediaTypeError(

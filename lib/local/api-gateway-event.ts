@@ -16,12 +16,27 @@ import type { RouteMatch } from './http-routes.js';
  * `isBase64Encoded: true`. AWS documents the mechanism ("if the content
  * type of the request is binary, the body is base64-encoded") but not the
  * list; this is the split observed against AWS and recorded in
- * ministackorg/ministack#766 (docs/openapi.yaml, "Transport").
+ * ministackorg/ministack#766 (docs/openapi.yaml, "Transport"). What the
+ * gateway assumes beyond it:
+ *
+ * 1. The Content-Type alone decides, never the Content-Encoding: a gzip
+ *    body sent as `application/json` arrives as text (and the handler
+ *    answers 415, as on AWS). Its text is the bytes read as UTF-8 with
+ *    U+FFFD for what is not (the handler never reads it).
+ * 2. A body of a text type with no content coding whose bytes are not UTF-8
+ *    is passed as base64 of the bytes, so the handler names the bad byte;
+ *    AWS does not document what it does with such a body.
+ * 3. Parameters (`; charset=...`) and case do not matter; `text/*` is text.
+ *
+ * One function decides (`passedAsText`): a type the list learns (say
+ * `application/x-ndjson`, once observed) is added here and nowhere else.
  */
 const TEXT_MEDIA_TYPES = new Set(['application/json', 'application/xml', 'application/javascript']);
 
 /** Strict, and keeps a leading byte order mark: the text is the bytes sent, nothing dropped. */
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+/** What API Gateway is assumed to do with bytes of a text type that are not UTF-8 text (assumption 1). */
+const lossyUtf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** True when API Gateway would pass a body of this Content-Type as text. */
 export function passedAsText(contentType: string | undefined): boolean {
@@ -31,21 +46,22 @@ export function passedAsText(contentType: string | undefined): boolean {
 }
 
 /**
- * The body as API Gateway passes it, always the exact bytes sent: text for
- * the text media types when the bytes are UTF-8 and carry no content
- * coding, base64 otherwise. The handler decides everything else (charset,
- * BOM, encoding), so a body gets the same answer here and on AWS.
+ * The body as API Gateway passes it: text for the text media types, base64
+ * of the bytes sent otherwise (see the assumptions above). The handler
+ * decides everything else (charset, BOM, encoding), so a body gets the same
+ * answer here and on AWS.
  */
 function encodeBody(
   bytes: Buffer,
   headers: Record<string, string>,
 ): { body?: string; isBase64Encoded: boolean } {
   if (bytes.length === 0) return { isBase64Encoded: false };
-  const coded = (headers['content-encoding'] ?? '').split(',').some((c) => {
-    const coding = c.trim().toLowerCase();
-    return coding !== '' && coding !== 'identity';
-  });
-  if (!coded && passedAsText(headers['content-type'])) {
+  if (passedAsText(headers['content-type'])) {
+    const coded = (headers['content-encoding'] ?? '').split(',').some((c) => {
+      const coding = c.trim().toLowerCase();
+      return coding !== '' && coding !== 'identity';
+    });
+    if (coded) return { body: lossyUtf8.decode(bytes), isBase64Encoded: false };
     try {
       return { body: utf8.decode(bytes), isBase64Encoded: false };
     } catch {

@@ -28,13 +28,26 @@ export class DataDirLockedError extends ShardwalError {
   }
 }
 
-/** The data folder holds no shardwal data. */
+/**
+ * The data folder holds no DynamoDB state. With `objectsOnly` its object
+ * store is there (a lost or deleted `dynamodb/`): the step is a rebuild from
+ * the objects, not a fresh start.
+ */
 export class NoLocalDataError extends ShardwalError {
-  constructor(dataDir: string) {
+  /** Shards the object store holds (none: no data at all). */
+  readonly objectShards: readonly string[];
+  constructor(dataDir: string, objectShards: readonly string[] = []) {
+    const listed =
+      objectShards.length > 5
+        ? `${objectShards.slice(0, 5).join(', ')} and ${objectShards.length - 5} more`
+        : objectShards.join(', ');
     super(
       ErrorKind.notFound,
-      `no shardwal data in ${dataDir}; run \`shardwal start\` first, or point SHARDWAL_DATA_DIR (--data-dir) at an existing data folder`,
+      objectShards.length > 0
+        ? `no DynamoDB state in ${dataDir}, only its object store (shards ${listed}); run \`shardwal recover <shard>\` for each to rebuild it from its export and WAL`
+        : `no shardwal data in ${dataDir}; run \`shardwal start\` first, or point SHARDWAL_DATA_DIR (--data-dir) at an existing data folder`,
     );
     this.name = 'NoLocalDataError';
+    this.objectShards = objectShards;
   }
 }

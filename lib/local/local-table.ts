@@ -4,7 +4,7 @@
  * process holds the leveldb lock), else through an in-process dynalite on the
  * folder's files.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startDynalite } from '../memtable/dynalite-server.js';
@@ -20,6 +20,16 @@ export interface LocalTable {
   /** The running stack it goes through, if any. */
   stack: StackInfo | undefined;
   close: () => Promise<void>;
+}
+
+/** The shards an object store folder holds (its `shards/` folders), sorted. */
+function objectShards(objectsDir: string): string[] {
+  const dir = path.join(objectsDir, 'shards');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
 }
 
 /** Opens the table of the data folder at `dataDir`. */
@@ -39,8 +49,9 @@ export async function openLocalTable(dataDir: string): Promise<LocalTable> {
       close: async () => client.destroy(),
     };
   }
-  if (!existsSync(path.join(layout.dynamodbDir, 'CURRENT')))
-    throw new NoLocalDataError(layout.root);
+  if (!existsSync(path.join(layout.dynamodbDir, 'CURRENT'))) {
+    throw new NoLocalDataError(layout.root, objectShards(layout.objectsDir));
+  }
   await assertLevelDbUnlocked(layout.dynamodbDir);
   const server = await startDynalite({ path: layout.dynamodbDir });
   return {

@@ -215,7 +215,9 @@ describe('recovery commands', () => {
       await rm(path.join(copy, 'dynamodb'), { recursive: true, force: true });
       const refused = await cli(['status', 'gamma', '--data-dir', copy]);
       expect(refused.code).not.toBe(0);
-      expect(refused.stderr).toContain('no shardwal data');
+      // The step is a rebuild from the objects, not a fresh start.
+      expect(refused.stderr).toContain('only its object store (shards gamma, orders)');
+      expect(refused.stderr).toContain('run `shardwal recover <shard>`');
       for (const shard of ['gamma', 'orders']) {
         const rebuilt = await cli(['recover', shard, '--data-dir', copy]);
         expect(rebuilt.code, rebuilt.stdout + rebuilt.stderr).toBe(0);

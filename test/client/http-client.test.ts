@@ -357,6 +357,9 @@ describe('ShardwalHttpClient', () => {
       expect(requests[0]!.wire.length).toBeLessThan(Buffer.byteLength(requests[0]!.text) / 4);
       expect(JSON.parse(requests[0]!.text).rows).toHaveLength(200);
       expect(requests[1]!.headers['content-encoding']).toBeUndefined();
+      // Compressed bytes go as a type API Gateway passes as bytes; plain JSON as application/json.
+      expect(requests[0]!.headers['content-type']).toBe('application/vnd.shardwal+json');
+      expect(requests[1]!.headers['content-type']).toBe('application/json; charset=utf-8');
     });
 
     it('sends the same rows plain, same key, when the service refuses gzip with 415, and stops gzipping', async () => {

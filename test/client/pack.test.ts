@@ -27,6 +27,7 @@ interface PackageJson {
   bin: Record<string, string>;
   engines: Record<string, string>;
   dependencies: Record<string, string>;
+  overrides?: Record<string, unknown>;
 }
 
 let work: string;
@@ -80,7 +81,12 @@ async function consumerProject(dir: string, tarball: string, pkg: PackageJson): 
   const manifest = { name: 'consumer', version: '1.0.0', private: true, type: 'module' };
   await writeFile(
     path.join(dir, 'package.json'),
-    JSON.stringify({ ...manifest, dependencies: { shardwal: spec } }, null, 2),
+    // The repo's overrides too: its lockfile's versions are the overridden ones (cookie under light-my-request).
+    JSON.stringify(
+      { ...manifest, dependencies: { shardwal: spec }, overrides: pkg.overrides },
+      null,
+      2,
+    ),
   );
   await writeFile(
     path.join(dir, 'package-lock.json'),

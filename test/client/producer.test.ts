@@ -209,6 +209,28 @@ describe('BatchingProducer', () => {
     });
   });
 
+  describe('cut', () => {
+    it('ends the open batch where it is called, keyed by keyOf, without waiting for it', async () => {
+      const { send, sends } = heldSender();
+      const p = producer(send, {
+        maxBatchRows: 10,
+        keyOf: (batch) => `k-${batch.firstRow}-${batch.rowTexts.length}`,
+      });
+      await p.append({ a: 1 });
+      await p.cut();
+      await p.cut(); // nothing open: no empty batch
+      await p.append({ b: 2 });
+      await p.append({ c: 3 });
+      await p.cut();
+      expect(sends.map((s) => [s.batch.key, s.batch.rowTexts])).toEqual([
+        ['k-0-1', ['{"a":1}']],
+        ['k-1-2', ['{"b":2}', '{"c":3}']],
+      ]);
+      for (const s of sends) s.resolve('ok');
+      await p.close();
+    });
+  });
+
   describe('close', () => {
     it('flushes, then refuses appends', async () => {
       const sent: SealedBatch[] = [];

@@ -10,9 +10,11 @@ import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.js';
 import { runCli } from '../../lib/cli/main.js';
+import { batchKey } from '../../lib/cli/put-plan.js';
 import type { PutSummary } from '../../lib/cli/put-report.js';
 import { NotFoundApiError } from '../../lib/client/errors.js';
 import { ShardwalHttpClient } from '../../lib/client/http-client.js';
+import { frameOverheadBytes } from '../../lib/client/put-body.js';
 import { cli, jsonLines, useEnv } from '../cli/cli-io.js';
 import { testStackSettings } from '../support/local-stack.js';
 import { type FaultPlan, type FaultProxy, serviceAnswer, startFaultProxy } from './fault-proxy.js';
@@ -98,14 +100,76 @@ describe('shardwal put', () => {
     }
   });
 
-  it('sends nothing from an input with a bad line, and lists the bad lines', async () => {
-    const file = await inputFile('bad.jsonl', ['{"id": 1}', '', '[1, 2]', '{"id": 2', '{"id": 3}']);
-    const run = await put('cli-bad', '--file', file);
+  it('sends nothing from an input with a line the service would refuse, naming line and column', async () => {
+    // JSON.parse takes lines 3 and 5; the service's exact scanner does not.
+    const file = await inputFile('bad.jsonl', [
+      '{"id": 1}',
+      '',
+      '{"id": 2, "i": 1, "i": 1}',
+      '[1, 2]',
+      '  {"id": 3, "s": "\\udc00"}',
+      '{"id": 4',
+      '{"id": 5}',
+    ]);
+    expect(JSON.parse('{"id": 2, "i": 1, "i": 1}')).toEqual({ id: 2, i: 1 });
+    let requests = 0;
+    plan = () => {
+      requests++;
+      return { type: 'pass' };
+    };
+    const run = await put('cli-bad', '--file', file, '--endpoint', proxy.url);
+    plan = () => ({ type: 'pass' });
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('2 bad line(s)');
-    expect(run.stderr).toContain('line 3: expected a JSON object, got an array');
-    expect(run.stderr).toMatch(/line 4: not JSON/);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.split('\n')).toEqual([
+      `shardwal put: 4 bad line(s) in ${file}; nothing was sent`,
+      '  line 3, column 19: i: duplicate member "i"',
+      '  line 4, column 1: row: expected a JSON object, got array',
+      '  line 5, column 19: s: lone surrogate \\udc00',
+      '  line 6, column 9: row: the line ends before the JSON does',
+      '',
+    ]);
+    expect(requests).toBe(0);
     await expect(api.status('cli-bad')).rejects.toBeInstanceOf(NotFoundApiError);
+  });
+
+  it('lands exactly the rest when a partly landed file is fixed in place and run again', async () => {
+    // 400 lines, blocks of 100 lines, each halved by --batch-bytes into batches of 50.
+    const row = (i: number, note = 'x') => JSON.stringify({ id: i, note: note.padEnd(40, '.') });
+    const lines = Array.from({ length: 400 }, (_, i) => row(i));
+    const file = await inputFile('fix-in-place.jsonl', lines);
+    const args = ['--file', file, '--endpoint', proxy.url, '--batch-rows', '100'];
+    args.push('--batch-bytes', '4000', '--concurrency', '1');
+    let posts = 0;
+    plan = ({ method }) => {
+      if (method !== 'POST') return { type: 'pass' };
+      posts++;
+      // Lines 201-250 (the fifth batch) are refused, as the service refused a line it could not keep.
+      return posts === 5
+        ? { type: 'answer', label: 'refused', answer: serviceAnswer(400, 'invalid_input') }
+        : { type: 'pass' };
+    };
+    const failed = await put('cli-fix', ...args);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toMatch(/350 of 400 rows acked in 7 of 8 batches/);
+    expect(failed.stdout).toMatch(
+      /batch 4 \(lines 201-250, 50 rows, key put-[0-9a-f]{16}\) failed: 400 invalid_input/,
+    );
+    // The fix: line 220 changes in place (another length), line 230 is emptied (its row dropped).
+    lines[219] = row(219, 'fixed, and longer than it was');
+    lines[229] = '';
+    await writeFile(file, `${lines.join('\n')}\n`);
+    plan = () => ({ type: 'pass' });
+    const rerun = await put('cli-fix', ...args);
+    expect(rerun.code).toBe(0);
+    expect(rerun.stdout).toMatch(/399 of 399 rows acked in 8 of 8 batches/);
+    const rows = (await dumped('cli-fix')).map((r) => r.row as { id: number; note: string });
+    expect(rows.map((r) => r.id).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 400 }, (_, i) => i).filter((i) => i !== 229),
+    );
+    expect(rows.find((r) => r.id === 219)!.note).toMatch(/^fixed/);
+    // Eight batches landed in all: the seven of the first run and the fixed one.
+    expect((await api.status('cli-fix')).nextSeq).toBe(9);
   });
 
   it('puts keyed rows durably with --key-field and --durable', async () => {
@@ -138,7 +202,9 @@ describe('shardwal put', () => {
     const file = await inputFile('keyless.jsonl', ['{"user": "u1"}', '{"name": "x"}']);
     const run = await put('cli-keyless', '--file', file, '--key-field', 'user');
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('line 2: user: expected a non-empty string or a finite number');
+    expect(run.stderr).toContain(
+      'line 2, column 1: user: expected a non-empty string or a number of at most 1024 characters, got nothing',
+    );
   });
 
   it('reads stdin, keys batches by --import-id and prints the summary as JSON', async () => {
@@ -175,11 +241,17 @@ describe('shardwal put', () => {
     expect(code).toBe(0);
     const summary = JSON.parse(Buffer.concat(stdout).toString()) as PutSummary;
     expect(summary).toMatchObject({ importId: 'nightly-7', ackedRows: 25, batches: 3, ok: true });
-    // The same import id and rows under the keys nightly-7-<i>: a direct put of batch 0 is a repeat.
+    // Batch keys are nightly-7-<hash of the shard, lines 1-10 and their rows>: a direct put of them is a repeat.
+    const key = batchKey(
+      'nightly-7',
+      { shard: 'cli-stdin', keyField: undefined },
+      { firstLine: 1, lastLine: 10, rows: 10 },
+      jsonRows(10),
+    );
     const repeat = await api.put(
       'cli-stdin',
       jsonRows(10).map((text) => JSON.parse(text) as object),
-      { key: 'nightly-7-0' },
+      { key },
     );
     expect(repeat.seq).toBe(summary.seqs!.first);
   });
@@ -206,6 +278,24 @@ describe('shardwal put', () => {
     expect(await dumped('cli-sqs')).toHaveLength(120);
   });
 
+  it('plans again for the queue’s message size when it is below --batch-bytes', async () => {
+    // Two rows whose body is exactly --batch-bytes: an SQS message also carries the key
+    // attribute, so the producer's limit is lower and the block must be planned as two batches.
+    const shard = 'cli-sqs-big';
+    const limit = 1024 * 1024;
+    const room = limit - frameOverheadBytes({ shard }) - 1;
+    const row = (bytes: number) => JSON.stringify({ p: 'x'.repeat(bytes - 8) });
+    const file = await inputFile('sqs-big.jsonl', [
+      row(Math.floor(room / 2)),
+      row(Math.ceil(room / 2)),
+    ]);
+    const args = ['--batch-rows', '2', '--batch-bytes', String(limit)];
+    expect(Buffer.byteLength(row(Math.floor(room / 2)))).toBe(Math.floor(room / 2));
+    const big = await put(shard, '--file', file, '--sqs', stack.info.queueUrl, ...args);
+    expect(big.code, big.stdout + big.stderr).toBe(0);
+    expect(big.stdout).toMatch(/2 of 2 rows acked in 2 of 2 batches/);
+  });
+
   it('exits 1 listing a batch the service refused, and a re-run lands exactly the rest', async () => {
     const file = await inputFile('refused.jsonl', jsonRows(400));
     // The third request is refused as a whole, as a validation error would be: not retried.
@@ -227,7 +317,7 @@ describe('shardwal put', () => {
     expect(failed.code).toBe(1);
     expect(failed.stdout).toMatch(/300 of 400 rows acked in 3 of 4 batches/);
     expect(failed.stdout).toMatch(
-      /batch 2 \(rows 201-300, key put-[0-9a-f]{24}-2\) failed: 400 invalid_input/,
+      /batch 2 \(lines 201-300, 100 rows, key put-[0-9a-f]{16}\) failed: 400 invalid_input/,
     );
     plan = () => ({ type: 'pass' });
     const rerun = await put('cli-refused', ...args);

@@ -1,16 +1,11 @@
-import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  importIdOf,
-  lineProblem,
-  openPutInput,
-  readLines,
-  scanInput,
-} from '../../lib/cli/put-input.js';
+import { UsageError } from '../../lib/cli/errors.js';
+import { assertKeyField, checkLine, type LineRules } from '../../lib/cli/put-check.js';
+import { openPutInput, readLines, scanInput } from '../../lib/cli/put-input.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -29,6 +24,7 @@ async function lines(bytes: Buffer): Promise<Array<string | undefined>> {
 }
 
 const RULES = { keyField: undefined, maxRowBytes: 1_000 };
+const LIMITS = { linesPerBlock: 2, maxBytes: 1_100, overheadBytes: 11 };
 
 describe('put input', () => {
   describe('readLines', () => {
@@ -56,51 +52,71 @@ describe('put input', () => {
     });
   });
 
-  describe('lineProblem', () => {
-    it('accepts an object and names what is wrong with anything else', () => {
-      expect(lineProblem('{"a": 1}', RULES)).toBeUndefined();
-      expect(lineProblem('{"a": ', RULES)).toMatch(/^not JSON/);
-      expect(lineProblem('"text"', RULES)).toBe('expected a JSON object, got "text"');
-      expect(lineProblem('null', RULES)).toBe('expected a JSON object, got null');
-      expect(lineProblem(undefined, RULES)).toBe('not UTF-8');
-      expect(lineProblem('{"$delete": true}', RULES)).toBe('a "$delete" row needs --key-field');
-      expect(lineProblem(JSON.stringify({ s: 'x'.repeat(2_000) }), RULES)).toMatch(
-        /more than a batch/,
-      );
+  describe('checkLine', () => {
+    const check = (
+      text: string | undefined,
+      rules: LineRules = RULES,
+      bytes: Uint8Array = Buffer.alloc(0),
+    ) => checkLine(text, text === undefined ? bytes : Buffer.from(text), rules);
+    const problem = (text: string | undefined, rules: LineRules = RULES, bytes?: Uint8Array) => {
+      const got = check(text, rules, bytes);
+      return got.ok ? undefined : `${got.column}: ${got.problem}`;
+    };
+
+    it('accepts an object and names what is wrong with anything else, with its column', () => {
+      expect(check('  {"a": 1}  ')).toEqual({ ok: true, rowText: '{"a": 1}', rowBytes: 8 });
+      expect(problem('{"a": ')).toBe('6: a: the line ends before the JSON does');
+      expect(problem('{"a": tru}')).toBe("7: a: expected a JSON value, got 't'");
+      expect(problem('"text"')).toBe('1: row: expected a JSON object, got string');
+      expect(problem('null')).toBe('1: row: expected a JSON object, got null');
+      expect(problem('{"$delete": true}')).toBe('1: a "$delete" row needs --key-field');
+      expect(problem(JSON.stringify({ s: 'x'.repeat(2_000) }))).toMatch(/more than a batch/);
+      expect(problem('{"a":1},{"b":2}')).toBe('1: expected one JSON object per line, got 2');
     });
 
-    it('checks the key field of keyed rows', () => {
+    it('refuses what the service refuses and JSON.parse accepts: duplicate members, lone surrogates', () => {
+      // The exact scanner's findings, with the column of the offending member or escape.
+      expect(problem('{"i":1,"i":1}')).toBe('8: i: duplicate member "i"');
+      expect(problem('  {"s":"\\ud800"}')).toBe('9: s: lone surrogate \\ud800');
+      expect(JSON.parse('{"i":1,"i":1}')).toEqual({ i: 1 });
+    });
+
+    it('names the first bad byte of a line that is not UTF-8', () => {
+      expect(problem(undefined, RULES, Buffer.from([0x7b, 0xff, 0x7d]))).toMatch(/^2: not UTF-8: /);
+    });
+
+    it('checks the key field of keyed rows as the service does', () => {
       const keyed = { keyField: 'id', maxRowBytes: 1_000 };
-      expect(lineProblem('{"id": "a"}', keyed)).toBeUndefined();
-      expect(lineProblem('{"id": 7}', keyed)).toBeUndefined();
-      expect(lineProblem('{"id": "a", "$delete": true}', keyed)).toBeUndefined();
-      expect(lineProblem('{"id": ""}', keyed)).toMatch(/^id: expected a non-empty string/);
-      expect(lineProblem('{"other": 1}', keyed)).toMatch(/got nothing$/);
+      expect(check('{"id": "a"}', keyed).ok).toBe(true);
+      expect(check('{"id": 7}', keyed).ok).toBe(true);
+      expect(check('{"id": "a", "$delete": true}', keyed).ok).toBe(true);
+      expect(problem('{"id": ""}', keyed)).toMatch(/^1: id: expected a non-empty string/);
+      expect(problem('{"other": 1}', keyed)).toMatch(/got nothing$/);
+    });
+  });
+
+  describe('assertKeyField', () => {
+    it('refuses a key field the service refuses', () => {
+      expect(() => assertKeyField('id')).not.toThrow();
+      expect(() => assertKeyField('$delete')).toThrow(UsageError);
+      expect(() => assertKeyField('k'.repeat(300))).toThrow(/^--key-field: expected a field name/);
     });
   });
 
   describe('scanInput', () => {
-    it('counts rows, skips blank lines, lists bad lines and hashes the bytes', async () => {
+    it('counts rows, skips blank lines, lists bad lines with their columns and plans batches', async () => {
       const file = path.join(dir, 'scan.jsonl');
       await writeFile(file, '{"a":1}\n\n[1]\n{"b":2}\n');
-      const scan = await scanInput(file, { ...RULES, maxProblems: 10 });
-      expect(scan).toMatchObject({ rows: 2, problemCount: 1, problems: [{ line: 3 }] });
-      expect(scan.sha256).toBe(
-        createHash('sha256').update('{"a":1}\n\n[1]\n{"b":2}\n').digest('hex'),
-      );
-    });
-  });
-
-  describe('importIdOf', () => {
-    it('depends on the input and on every cut setting', () => {
-      const cut = { batchRows: 1000, batchBytes: 524288, keyField: undefined };
-      const id = importIdOf('ab', cut);
-      expect(id).toMatch(/^put-[0-9a-f]{24}$/);
-      expect(importIdOf('ab', cut)).toBe(id);
-      expect(importIdOf('ac', cut)).not.toBe(id);
-      expect(importIdOf('ab', { ...cut, batchRows: 999 })).not.toBe(id);
-      expect(importIdOf('ab', { ...cut, batchBytes: 1 })).not.toBe(id);
-      expect(importIdOf('ab', { ...cut, keyField: 'id' })).not.toBe(id);
+      const scan = await scanInput(file, { ...RULES, ...LIMITS, maxProblems: 10 });
+      expect(scan).toMatchObject({
+        rows: 2,
+        problemCount: 1,
+        problems: [{ line: 3, column: 1 }],
+        batches: [
+          { firstLine: 1, lastLine: 2, rows: 1 },
+          { firstLine: 3, lastLine: 4, rows: 1 },
+        ],
+      });
     });
   });
 

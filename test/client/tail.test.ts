@@ -91,6 +91,21 @@ describe('tailShard', () => {
       expect(walGets.map((r) => Number(r.key.slice(-20)))).toEqual([watermark, watermark + 1]);
     });
 
+    it('says nothing of keyed history for a shard that never had keyed rows', async () => {
+      const h = await shard();
+      for (let round = 0; round < 2; round++) {
+        await h.put(keylessRows(round * 3, round * 3 + 3));
+        await h.flush();
+        expect((await h.export()).status).toBe('exported');
+      }
+      await h.put(keylessRows(10, 12));
+      await h.flush();
+      const log = noticeLog();
+      const rows = await collect(tailShard(h.f.memory, 's1', { onNotice: log.onNotice }));
+      expect(rows).toEqual(h.rows);
+      expect(log.notices.map((n) => n.kind)).not.toContain('keyed-history');
+    });
+
     it('starts inside a segment at the first row of fromSeq, reading no earlier segment', async () => {
       const h = await shard();
       const watermark = await exportedRounds(h, 5);

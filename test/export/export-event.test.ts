@@ -34,6 +34,17 @@ describe('parseExportEvent', () => {
     }
   });
 
+  it.each([
+    [
+      'EventBridge Scheduler with no input (detail is the string "{}")',
+      'scheduled-scheduler-default.json',
+    ],
+    ['an EventBridge rule', 'scheduled-rule.json'],
+    ['SAM’s generated sample (no version)', 'scheduled-sam-sample.json'],
+  ])('reads the genuine Scheduled Event of %s as "export all"', (_label, file) => {
+    expect(parseExportEvent(sample(file))).toEqual({ kind: 'all' });
+  });
+
   it('reads the on-demand sample as one shard', () => {
     expect(parseExportEvent(sample('export-shard.json'))).toEqual({
       kind: 'shard',
@@ -64,6 +75,14 @@ describe('parseExportEvent', () => {
     [
       'a Scheduled Event with no resources',
       { ...(sample('scheduled-export.json') as object), resources: undefined },
+    ],
+    [
+      'a Scheduled Event whose detail is text but not a JSON object',
+      { ...(sample('scheduled-scheduler-default.json') as object), detail: '[1]' },
+    ],
+    [
+      'a Scheduled Event with no time',
+      { ...(sample('scheduled-sam-sample.json') as object), time: undefined },
     ],
   ])('refuses %s, naming the two shapes it takes', (_label, event) => {
     const error = refusal(event);

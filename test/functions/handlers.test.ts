@@ -128,6 +128,49 @@ describe('functions/', () => {
     expect(bodyOf(result)).toMatchObject({ error: { kind: 'invalid_input' } });
   });
 
+  it('put-http takes genuine REST API (payload 1.0) events, the console test invocation included', async () => {
+    const put = await coldStart<Handler<unknown, APIGatewayProxyStructuredResultV2>>('put-http');
+    // The console's test invocation: headers, multiValueHeaders and the query are null.
+    const consoleTest = loadEvent<Record<string, unknown>>(EventFile.apiPutRestConsoleTest);
+    expect(consoleTest.headers).toBeNull();
+    const first = await put(consoleTest, lambdaContext());
+    expect(first.statusCode).toBe(202);
+    expect(bodyOf(first)).toEqual({ shard: 'orders', seq: 1, rows: 1, durable: false });
+    // No body at all (the console sends null): a 400 naming the body, never a 500.
+    const empty = await put({ ...consoleTest, body: null }, lambdaContext());
+    expect(empty.statusCode).toBe(400);
+    expect(bodyOf(empty)).toMatchObject({ error: { kind: 'invalid_input' } });
+    // A REST request with headers in their sent case and an Idempotency-Key: a repeat is the same ack.
+    const rest = loadEvent<Record<string, unknown>>(EventFile.apiPutRest);
+    const second = await put(rest, lambdaContext());
+    expect(bodyOf(second)).toEqual({ shard: 'orders', seq: 2, rows: 1, durable: false });
+    expect(bodyOf(await put(rest, lambdaContext()))).toEqual(bodyOf(second));
+  });
+
+  it('put-http refuses an Idempotency-Key sent twice, saying so', async () => {
+    const put = await coldStart<Handler<unknown, APIGatewayProxyStructuredResultV2>>('put-http');
+    const rest = loadEvent<Record<string, unknown>>(EventFile.apiPutRest);
+    const twice = [
+      // HTTP API (and the local gateway) join a repeated header with commas.
+      httpEvent(EventFile.apiPut, { headers: { 'idempotency-key': 'k-1, k-1' } }),
+      // A REST API names every value in multiValueHeaders; headers holds the last.
+      {
+        ...rest,
+        multiValueHeaders: {
+          ...(rest.multiValueHeaders as object),
+          'Idempotency-Key': ['k-1', 'k-1'],
+        },
+      },
+    ];
+    for (const event of twice) {
+      const result = await put(event, lambdaContext());
+      expect(result.statusCode).toBe(400);
+      expect(bodyOf<{ error: { message: string } }>(result).error.message).toMatch(
+        /^Idempotency-Key: sent more than once/,
+      );
+    }
+  });
+
   it('status-http answers 404 for an unknown shard', async () => {
     const status = await coldStart<HttpHandler>('status-http');
     const result = await status(

@@ -13,7 +13,7 @@ import { BodyForm } from '../../lib/json/index.js';
 import { ROUTES as LOCAL_ROUTES } from '../../lib/local/http-routes.js';
 import { SHARD_NAME_PATTERN } from '../../lib/paths.js';
 import { Durability } from '../../lib/put/put-rows.js';
-import { MAX_ROW_DEPTH, parsePutValue } from '../../lib/put/schema.js';
+import { MAX_ROW_DEPTH, parsePutText, parsePutValue } from '../../lib/put/schema.js';
 
 const lines = readFileSync(new URL('../../docs/openapi.yaml', import.meta.url), 'utf8').split('\n');
 const indentOf = (line: string) => line.length - line.trimStart().length;
@@ -163,6 +163,27 @@ describe('docs/openapi.yaml', () => {
     expect(names).toEqual(Object.values(BodyQuery).map((name) => `name: ${name}`));
     const format = block('components', 'parameters', 'BodyFormat', 'schema').join('\n');
     expect(format).toContain(`enum: [${Object.values(BodyForm).join(', ')}]`);
+  });
+
+  it('states the key rule the put path keeps: any JSON number, 1e400 too, and the message it answers', () => {
+    const text = lines.join('\n');
+    // The service keys a row by 1e400 exactly (docs/exact-rows.md): the spec must not say "finite".
+    const parsed = parsePutText(
+      '{"key":"id","rows":[{"id":1e400},{"id":1E400},{"id":"1e400"}]}',
+      10,
+    );
+    expect(parsed.rows.map((row) => row.key)).toEqual(['1e+400', '1e+400', '"1e400"']);
+    expect(text).not.toMatch(/finite number/);
+    expect(text).toContain('`1e400`');
+    // The spec's example refusal is the one the put path answers.
+    const refusal = (() => {
+      try {
+        parsePutText('{"key":"orderId","rows":[{"orderId":"o-1"},{"total":1}]}', 10);
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(text).toContain(`"message": ${JSON.stringify(refusal)}`);
   });
 
   it('documents the error body as {"error": {"kind", "message"}}', () => {

@@ -1,8 +1,9 @@
 /**
  * How the local gateway hands the handler a body: as API Gateway HTTP APIs
- * do (text for the text media types, base64 for everything else, a body with
- * no Content-Type and any compressed body included), and always the exact
- * bytes sent — a byte order mark is kept, invalid UTF-8 is never replaced.
+ * do, by Content-Type alone (text for the text media types, a compressed
+ * body included; base64 for everything else, a body with no Content-Type
+ * included), the exact bytes sent whenever it can be — a byte order mark is
+ * kept, invalid UTF-8 of an uncompressed body is passed as base64.
  */
 
 import type { IncomingMessage } from 'node:http';
@@ -61,8 +62,19 @@ describe('toApiGatewayEvent', () => {
       expect(bytesOf(event)).toEqual(withBom);
     });
 
+    it('passes a compressed body of a text type as text, as API Gateway does: the type decides', () => {
+      const event = eventOf(gzipSync(rows), {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+      });
+      expect(event.isBase64Encoded).toBe(false);
+    });
+
     it.each<[string, Record<string, string>]>([
-      ['a compressed body', { 'content-type': 'application/json', 'content-encoding': 'gzip' }],
+      [
+        'a compressed body of a vendor JSON type',
+        { 'content-type': 'application/vnd.shardwal+json', 'content-encoding': 'gzip' },
+      ],
       ['a vendor JSON type', { 'content-type': 'application/vnd.shardwal+json' }],
       ['no Content-Type', {}],
       ['form encoding', { 'content-type': 'application/x-www-form-urlencoded' }],

@@ -106,7 +106,8 @@ async function putOverHttp(shard: string, body: string, how: Transport): Promise
   }
   if (how === Transport.httpVendorJson) headers['content-type'] = 'application/vnd.shardwal+json';
   if (how === Transport.httpGzip) {
-    headers['content-type'] = 'application/json';
+    // As API Gateway takes gzip: a JSON type it passes as bytes (application/json arrives as text: 415).
+    headers['content-type'] = 'application/vnd.shardwal+json';
     headers['content-encoding'] = 'gzip';
     bytes = gzipSync(bytes);
   }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import {
   GetQueueAttributesCommand,
   type MessageAttributeValue,
@@ -13,6 +14,7 @@ import {
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.js';
+import { ShardwalHttpClient } from '../../lib/client/http-client.js';
 import { StackRunningError } from '../../lib/local/errors.js';
 import type { LocalSettings } from '../../lib/local/local-settings.js';
 import { cli, jsonLines, useEnv } from '../cli/cli-io.js';
@@ -133,6 +135,41 @@ describe('local stack', () => {
       });
       const notUtf8 = await send('POST', rowsUrl('http-e'), { body: Buffer.from([0xff, 0xfe]) });
       expect(notUtf8.status).toBe(400);
+    });
+
+    it('answers a gzip body sent as application/json 415, as API Gateway passes it as text, and takes it as a vendor JSON type', async () => {
+      const body = gzipSync(JSON.stringify({ rows: [{ n: 1 }] }));
+      const asJson = await send('POST', rowsUrl('http-gzip'), {
+        body,
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      });
+      expect(asJson.status).toBe(415);
+      expect(asJson.body).toMatchObject({ error: { kind: 'unsupported_media_type' } });
+      const asBytes = await send('POST', rowsUrl('http-gzip'), {
+        body,
+        headers: { 'content-type': 'application/vnd.shardwal+json', 'content-encoding': 'gzip' },
+      });
+      expect(asBytes.status).toBe(202);
+    });
+
+    it('takes the client’s gzipped batches (8 KiB and more) at the first request, never via a 415 and a plain retry', async () => {
+      const requests: { contentType?: string; status: number }[] = [];
+      const client = new ShardwalHttpClient({
+        endpoint: base,
+        fetch: async (input, init) => {
+          const response = await fetch(input, init);
+          const headers = new Headers(init?.headers);
+          requests.push({
+            contentType: headers.get('content-type') ?? undefined,
+            status: response.status,
+          });
+          return response;
+        },
+      });
+      const rows = Array.from({ length: 100 }, (_, i) => ({ i, pad: 'x'.repeat(100) }));
+      const ack = await client.put('http-client-gzip', rows);
+      expect(ack.rows).toBe(100);
+      expect(requests).toEqual([{ contentType: 'application/vnd.shardwal+json', status: 202 }]);
     });
 
     it('answers 413 for an oversized body, declared or chunked, without buffering it', async () => {

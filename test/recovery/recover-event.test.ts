@@ -15,6 +15,13 @@ describe(parseRecoverEvent, () => {
   it('reads the scheduled input and a bare scheduled event as verify-every-shard', () => {
     expect(parseRecoverEvent(event('scheduled-recovery.json'))).toEqual({ mode: 'verify' });
     expect(parseRecoverEvent(event('scheduled-export.json'))).toEqual({ mode: 'verify' });
+    for (const genuine of [
+      'scheduled-scheduler-default.json',
+      'scheduled-rule.json',
+      'scheduled-sam-sample.json',
+    ]) {
+      expect(parseRecoverEvent(event(genuine)), genuine).toEqual({ mode: 'verify' });
+    }
   });
 
   it('reads the on-demand samples', () => {

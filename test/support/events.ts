@@ -14,6 +14,8 @@ import type {
 export const EventFile = {
   apiPut: 'api-put.json',
   apiPutDurable: 'api-put-durable.json',
+  apiPutRest: 'api-put-rest.json',
+  apiPutRestConsoleTest: 'api-put-rest-console-test.json',
   apiStatus: 'api-status.json',
   apiSeqStatus: 'api-seq-status.json',
   sqsBatch: 'sqs-batch.json',

@@ -78,6 +78,8 @@ export async function findTailStart(
   };
   if (manifest && fromSeq <= cursor.lastSeq) {
     start.segments = await seekSegments(store, shard, manifest, from, settings);
+  }
+  if (manifest && fromSeq <= cursor.lastSeq && hadKeyedRows(manifest)) {
     settings.notice({
       kind: TailNoticeKind.keyedHistory,
       message: `keyed changes below WAL position ${position} (seqs up to ${cursor.lastSeq}) are not kept as history: the export keeps only each key's newest row (\`shardwal dump\` prints them); below it the tail yields the keyless rows, from the export's segments`,
@@ -85,6 +87,19 @@ export async function findTailStart(
     });
   }
   return start;
+}
+
+/**
+ * Whether keyed rows were written below the export's watermark: only then
+ * does the tail pass over history it cannot yield. With all keyless history
+ * kept, the rows below the watermark that are not in the segments are the
+ * keyed ones; past a history floor, the snapshot's lines tell (a key put
+ * and later deleted leaves none once compacted).
+ */
+function hadKeyedRows(manifest: Manifest): boolean {
+  const { header, parts } = manifest;
+  if (header.historyFloor === 0) return header.nextRowOffset > header.keylessRows;
+  return parts.some((part) => part.rows > 0);
 }
 
 /** The segment to start at, and the floor check (step 2). */

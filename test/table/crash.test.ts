@@ -23,7 +23,10 @@ async function twoShards(store: MemoryObjectStore) {
 /** Offsets per shard, in order: each row exactly once means 0..n-1 without repeats. */
 function offsetsByShard(rows: Awaited<ReturnType<typeof readTable>>) {
   const out: Record<string, number[]> = {};
-  for (const row of rows) (out[row.shard] ??= []).push(row.offset);
+  for (const row of rows) {
+    out[row.shard] ??= [];
+    out[row.shard]!.push(row.offset);
+  }
   return out;
 }
 

@@ -163,6 +163,7 @@ export async function appendTable(
     return report;
   }
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const madeAtMs = deps.now();
     const read = tableHighWater(base?.metadata);
     const ranges = await readRanges(deps, shards, read);
     if (ranges.length === 0) return report;
@@ -210,7 +211,12 @@ export async function appendTable(
     const snapshotId = newSnapshotId(deps);
     // A3: re-apply on each new base while the high-waters it read from still hold.
     const schemaId = base?.metadata['current-schema-id'];
-    while (sameStart(base, ranges, read) && base?.metadata['current-schema-id'] === schemaId) {
+    while (
+      sameStart(base, ranges, read) &&
+      base?.metadata['current-schema-id'] === schemaId &&
+      // O3 (`orphans.ts`): files older than half the orphan age are never committed.
+      deps.now() - madeAtMs < deps.config.orphanAgeMs / 2
+    ) {
       const next = await nextMetadata(
         deps,
         table,

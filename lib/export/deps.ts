@@ -5,6 +5,8 @@
 import type { Table } from '../memtable/table.js';
 import type { Service } from '../runtime/service.js';
 import type { ObjectStore } from '../store/object-store.js';
+import { tableWalFloor } from '../table/floor.js';
+import { tablesConfigFromEnv } from '../table/table-config.js';
 import { FRAME_GZIP_LEVEL } from '../wal/framing.js';
 
 /** Named points between export's and retention's steps; tests throw there to simulate a crash. */
@@ -45,10 +47,13 @@ export interface ExportDeps {
   segmentTargetRawBytes?: number;
   spillBytes?: number;
   faults?: ExportFaultHook;
+  /** WAL positions at or above the floor stay (Iceberg tables not yet committed past them, `lib/table/floor.ts`). */
+  walFloor?: (shard: string) => Promise<number | undefined>;
 }
 
 /** Export dependencies from the service's configuration and clients. */
 export function exportDeps(service: Service): ExportDeps {
+  const tables = tablesConfigFromEnv();
   return {
     table: service.table,
     store: service.store(),
@@ -57,5 +62,6 @@ export function exportDeps(service: Service): ExportDeps {
     exportRetentionMs: service.config.exportRetentionMs,
     historyRetentionMs: service.config.historyRetentionMs,
     gzipLevel: FRAME_GZIP_LEVEL,
+    walFloor: tables && tableWalFloor(service.store(), tables),
   };
 }

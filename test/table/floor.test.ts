@@ -20,7 +20,7 @@ async function run(commitTableAfterRound: number | undefined) {
   const config = testConfig('s1=t');
   const deps = testDeps(f.memory, config);
   const exportDeps = exportDepsOf(f, { walFloor: tableWalFloor(f.memory, config) });
-  let last;
+  let last: Awaited<ReturnType<typeof exportShard>> | undefined;
   for (let round = 0; round < 4; round++) {
     await s.keyed([{ id: `k${round}`, v: round }]);
     await s.flush();

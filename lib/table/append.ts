@@ -156,7 +156,8 @@ export async function appendTable(
   const options = optionsOf(deps.config, table);
   const location = tableLocation(deps.locationBase, table);
   let base = await loadCurrent(deps.store, table);
-  const last = base && currentSnapshot(base.metadata);
+  // A5: the newest append counts (maintenance snapshots do not delay freshness).
+  const last = base?.metadata.snapshots.filter((s) => s.summary.operation === 'append').at(-1);
   const tolerance = Math.min(5_000, deps.config.commitMs / 10);
   if (last && deps.now() - last['timestamp-ms'] < deps.config.commitMs - tolerance) {
     report.status = 'not-due';

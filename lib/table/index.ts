@@ -14,11 +14,13 @@
  *    order, by a snapshot created create-if-absent as `v<N>.metadata.json`
  *    (`append.ts` A1-A5, `commit.ts` C1-C3); each snapshot records the
  *    high-water per shard (`progress.ts`).
- * 4. Maintenance never removes a file a live snapshot or a racing commit
- *    references (`expire.ts` E1-E3, `orphans.ts` O1-O3).
+ * 4. Maintenance changes no row and never removes a file a live snapshot or
+ *    a racing commit references (`compact.ts` K1-K4, `expire.ts` E1-E3,
+ *    `orphans.ts` O1-O3).
  * 5. The table's high-water is a floor under WAL retention (`floor.ts`).
  */
 export { type AppendReport, appendTable } from './append.js';
+export { compactTable } from './compact.js';
 export type { TableDeps } from './deps.js';
 export { expireSnapshots } from './expire.js';
 export { TableFaultPoint } from './fault-points.js';

@@ -1,8 +1,10 @@
 /**
  * Which stored files a set of snapshots references: their manifest lists,
- * their manifests and every data file their manifests name (deleted entries
- * included: a replace snapshot's deleted files stay readable by its parent).
+ * their manifests and every data file their manifests list as live. A file
+ * a replace snapshot lists as deleted is needed only by older snapshots,
+ * whose own manifests list it as live while they are kept.
  */
+import { EntryStatus } from './avro.js';
 import type { TableDeps } from './deps.js';
 import type { Snapshot, TableMetadata } from './metadata.js';
 import { keyOfUri } from './paths.js';
@@ -24,7 +26,9 @@ export async function referencedKeys(
       if (seenManifests.has(manifest.record.manifest_path)) continue;
       seenManifests.add(manifest.record.manifest_path);
       keys.add(key(manifest.record.manifest_path));
-      for (const entry of manifest.entries) keys.add(key(entry.data_file.file_path));
+      for (const entry of manifest.entries) {
+        if (entry.status !== EntryStatus.deleted) keys.add(key(entry.data_file.file_path));
+      }
     }
   }
   return keys;

@@ -1,13 +1,14 @@
 /**
  * The scheduled table job: for every table the routes give the listed
- * shards, append what is new (`append.ts`); with `maintain`, then expire
- * old snapshots and remove orphans. Each table runs on its own: one that
+ * shards, append what is new (`append.ts`); with `maintain`, then compact
+ * small files, expire old snapshots and remove orphans. Each table runs on its own: one that
  * fails is reported and the others go on (the next run retries it).
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { Metric } from '../observability/metric-names.js';
 import { logger, metrics } from '../observability/telemetry.js';
 import { type AppendReport, appendTable } from './append.js';
+import { type CompactReport, compactTable } from './compact.js';
 import type { TableDeps } from './deps.js';
 import { type ExpireReport, expireSnapshots } from './expire.js';
 import { groupShardsByTable } from './names.js';
@@ -20,6 +21,7 @@ export interface TablesReport {
   tables: Array<{
     table: string;
     append?: AppendReport;
+    compact?: CompactReport;
     expire?: ExpireReport;
     orphans?: OrphanReport;
     lagObjects?: number;
@@ -61,6 +63,7 @@ export async function runTables(
         );
       }
       if (options.maintain) {
+        entry.compact = await compactTable(deps, table);
         entry.expire = await expireSnapshots(deps, table);
         entry.orphans = await removeOrphans(deps, table);
       }

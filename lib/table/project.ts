@@ -107,34 +107,109 @@ function dateDays(text: string): number | undefined {
   return ms === undefined ? undefined : ms / 86_400_000;
 }
 
-/** The exact typed value of `value`, or undefined when the type cannot hold it. */
-function typed(type: string, value: ExactValue): TypedValue | undefined {
+/** A top-level member's value as the scanner finds it: its kind and its exact source slice. */
+type Member = {
+  kind: 'string' | 'number' | 'boolean' | 'null' | 'object' | 'array';
+  slice: string;
+};
+
+/** End (exclusive) of the string literal starting at `i` (a `"`). */
+function stringEnd(text: string, i: number): number {
+  let j = i + 1;
+  for (;;) {
+    const c = text.charCodeAt(j);
+    if (c === 0x22) return j + 1;
+    j += c === 0x5c ? 2 : 1;
+  }
+}
+
+/** End (exclusive) of the value starting at `i`. */
+function valueEnd(text: string, i: number): number {
+  const c = text[i];
+  if (c === '"') return stringEnd(text, i);
+  if (c === '{' || c === '[') {
+    let depth = 0;
+    let j = i;
+    while (j < text.length) {
+      const d = text[j];
+      if (d === '"') {
+        j = stringEnd(text, j);
+        continue;
+      }
+      if (d === '{' || d === '[') depth += 1;
+      else if (d === '}' || d === ']') {
+        depth -= 1;
+        if (depth === 0) return j + 1;
+      }
+      j += 1;
+    }
+    return j;
+  }
+  let j = i;
+  while (j < text.length && text[j] !== ',' && text[j] !== '}') j += 1;
+  return j;
+}
+
+const KIND: Record<string, Member['kind']> = {
+  '"': 'string',
+  '{': 'object',
+  '[': 'array',
+  t: 'boolean',
+  f: 'boolean',
+  n: 'null',
+};
+
+/**
+ * The wanted top-level members of a row's text. Rows are stored minified and
+ * were validated as exact JSON on the way in (`lib/json`), so a scan of the
+ * top level suffices: nested values are skipped, never parsed.
+ */
+function topLevelMembers(text: string, wanted: ReadonlySet<string>): Map<string, Member> {
+  const out = new Map<string, Member>();
+  if (text[0] !== '{') return out;
+  let i = 1;
+  while (i < text.length && text[i] !== '}') {
+    const keyEnd = stringEnd(text, i);
+    const raw = text.slice(i + 1, keyEnd - 1);
+    const name = raw.includes('\\') ? (JSON.parse(text.slice(i, keyEnd)) as string) : raw;
+    const start = keyEnd + 1;
+    const end = valueEnd(text, start);
+    if (wanted.has(name))
+      out.set(name, { kind: KIND[text[start]!] ?? 'number', slice: text.slice(start, end) });
+    i = text[end] === ',' ? end + 1 : end;
+  }
+  return out;
+}
+
+/** The exact typed value of `member`, or undefined when the type cannot hold it. */
+function typedMember(type: string, member: Member): TypedValue | undefined {
+  const string = () => JSON.parse(member.slice) as string;
   const decimal = decimalOf(type);
   if (decimal) {
-    if (value.kind !== 'number') return undefined;
-    const unscaled = scaledInteger(value.text, decimal.scale);
+    if (member.kind !== 'number') return undefined;
+    const unscaled = scaledInteger(member.slice, decimal.scale);
     if (unscaled === undefined) return undefined;
     const bound = 10n ** BigInt(decimal.precision);
     return unscaled < bound && unscaled > -bound ? unscaled : undefined;
   }
   switch (type) {
     case 'string':
-      return value.kind === 'string' ? value.value : undefined;
+      return member.kind === 'string' ? string() : undefined;
     case 'boolean':
-      return value.kind === 'boolean' ? value.value : undefined;
+      return member.kind === 'boolean' ? member.slice === 'true' : undefined;
     case 'long': {
-      if (value.kind !== 'number') return undefined;
-      const n = scaledInteger(value.text, 0);
+      if (member.kind !== 'number') return undefined;
+      const n = scaledInteger(member.slice, 0);
       return n !== undefined && n >= LONG_MIN && n <= LONG_MAX ? n : undefined;
     }
     case 'double':
-      return value.kind === 'number' && numberFitsDouble(value.text)
-        ? Number(value.text)
+      return member.kind === 'number' && numberFitsDouble(member.slice)
+        ? Number(member.slice)
         : undefined;
     case 'timestamptz':
-      return value.kind === 'string' ? timestampMicros(value.value) : undefined;
+      return member.kind === 'string' ? timestampMicros(string()) : undefined;
     case 'date':
-      return value.kind === 'string' ? dateDays(value.value) : undefined;
+      return member.kind === 'string' ? dateDays(string()) : undefined;
     default:
       return undefined;
   }
@@ -145,12 +220,11 @@ export function projectRow(columns: readonly TypedColumn[], text: string | undef
   const values: TypedValue[] = columns.map(() => null);
   const refused: string[] = [];
   if (columns.length === 0 || text === undefined) return { values, refused };
-  const root = parseExact(text, { materializeDepth: 1 }).root;
-  if (root.kind !== 'object') return { values, refused };
+  const members = topLevelMembers(text, new Set(columns.map((c) => c.name)));
   columns.forEach((column, index) => {
-    const member = root.members.find(([name]) => name === column.name)?.[1];
+    const member = members.get(column.name);
     if (member === undefined || member.kind === 'null') return;
-    const value = typed(column.type, member);
+    const value = typedMember(column.type, member);
     if (value === undefined) refused.push(column.name);
     else values[index] = value;
   });

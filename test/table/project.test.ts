@@ -56,6 +56,20 @@ describe('projectRow', () => {
     }
   });
 
+  it('finds top-level members past nested values, strings with brackets and escaped names', () => {
+    const text =
+      '{"a":{"v":1,"x":[{"v":2}]},"s":"} ] \\" {","v\\u0031":5,"arr":[1,[2,{"v":3}]],"v":4}';
+    expect(
+      projectRow(
+        [
+          { name: 'v', type: 'long' },
+          { name: 'v1', type: 'long' },
+        ],
+        text,
+      ).values,
+    ).toEqual([4n, 5n]);
+  });
+
   it('leaves a missing member, a null and a delete null without counting them', () => {
     expect(projectRow([{ name: 'v', type: 'long' }], '{"w":1}')).toEqual({
       values: [null],

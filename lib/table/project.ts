@@ -13,8 +13,7 @@
  * is null and not counted.
  */
 
-import type { ExactValue } from '../json/index.js';
-import { numberFitsDouble, parseExact } from '../json/index.js';
+import { numberFitsDouble } from '../json/index.js';
 import { decimalOf, type TypedColumn } from './schema.js';
 
 /** A projected value as the Parquet writer takes it. */

@@ -3,7 +3,9 @@
  * metadata references (left by crashed or losing commits, or by an expiry a
  * crash cut short). Invariants:
  *
- * O1. Metadata files and the version hint are never orphans.
+ * O1. The version hint and the newest `METADATA_VERSIONS_KEPT` metadata files
+ *     are never removed; older metadata files are (they are history only:
+ *     the loader starts from the hint or the newest listed version).
  * O2. A file is removed only when its name says it was made more than
  *     `orphanAgeMs` ago (`paths.ts`); a file whose name carries no time is
  *     never removed.
@@ -19,6 +21,9 @@ import { TableFaultPoint } from './fault-points.js';
 import { loadCurrent } from './metadata.js';
 import { madeAtOfKey, tablePrefix, versionHintKey, versionOfKey } from './paths.js';
 import { referencedKeys } from './references.js';
+
+/** Metadata versions kept below the current one (the rest of `metadata-log`'s history goes). */
+export const METADATA_VERSIONS_KEPT = 100;
 
 /** What an orphan removal did. */
 export interface OrphanReport {
@@ -40,7 +45,12 @@ export async function removeOrphans(deps: TableDeps, table: string): Promise<Orp
   const candidates: string[] = [];
   for await (const key of deps.store.list(tablePrefix(table))) {
     report.scanned += 1;
-    if (versionOfKey(key) !== undefined || key === versionHintKey(table)) continue;
+    const version = versionOfKey(key);
+    if (version !== undefined) {
+      if (version <= loaded.version - METADATA_VERSIONS_KEPT) candidates.push(key);
+      continue;
+    }
+    if (key === versionHintKey(table)) continue;
     const madeAt = madeAtOfKey(key);
     if (madeAt === undefined || madeAt > cutoff || referenced.has(key)) continue;
     candidates.push(key);

@@ -28,10 +28,10 @@ export const TABLE_SETTINGS = {
   maxCommitBytes: { env: 'SHARDWAL_TABLE_MAX_COMMIT_BYTES', default: 256 * 1024 * 1024, min: 1 },
   /** Snapshots kept by expiry whatever their age (the current one always is). */
   keepSnapshots: { env: 'SHARDWAL_TABLE_KEEP_SNAPSHOTS', default: 10, min: 1 },
-  /** Snapshots younger than this are kept by expiry. */
+  /** Snapshots younger than this are kept by expiry (1 h: with a commit a minute, every kept snapshot is in every metadata file). */
   snapshotMaxAgeMs: {
     env: 'SHARDWAL_TABLE_SNAPSHOT_MAX_AGE_MS',
-    default: 5 * 24 * 3600 * 1000,
+    default: 3600 * 1000,
     min: 0,
   },
   /** Unreferenced files younger than this are never removed (a commit may still be taking them). */

@@ -147,3 +147,22 @@ describe('removeOrphans', () => {
     expect(await offsets(deps)).toEqual([0, 1, 2]);
   });
 });
+
+describe('removeOrphans on metadata files', () => {
+  it('removes metadata versions more than METADATA_VERSIONS_KEPT old, and the table still loads', async () => {
+    const { store, deps, wal } = await tableWith(3);
+    const { METADATA_VERSIONS_KEPT } = await import('../../lib/table/orphans.js');
+    // Versions 1..3 exist; pretend the table is far ahead by committing enough appends.
+    for (let i = 0; i < METADATA_VERSIONS_KEPT; i++) {
+      await wal.append([{ text: `{"more":${i}}` }], T0 + 100 + i);
+      expect((await appendTable(deps, 't', ['s'])).status).toBe('committed');
+      deps.clock.ms += 60_000;
+    }
+    const versions = () => store.keys().filter((k) => k.endsWith('.metadata.json')).length;
+    expect(versions()).toBe(METADATA_VERSIONS_KEPT + 3);
+    await removeOrphans(deps, 't');
+    expect(versions()).toBe(METADATA_VERSIONS_KEPT);
+    expect((await loadCurrent(store, 't'))?.version).toBe(METADATA_VERSIONS_KEPT + 3);
+    expect(await offsets(deps)).toHaveLength(6 + METADATA_VERSIONS_KEPT);
+  });
+});

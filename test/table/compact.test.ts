@@ -103,6 +103,24 @@ describe('compactTable', () => {
     expect(rows).toHaveLength(10);
   });
 
+  it('starts over rather than re-apply when a racing compaction replaced its files first', async () => {
+    const { deps } = await smallFiles(3);
+    const before = await readTable(deps, 't');
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    deps.faults = async (at) => {
+      if (at === TableFaultPoint.compactAfterManifests) await held;
+    };
+    const first = compactTable(deps, 't');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await compactTable({ ...deps, faults: undefined }, 't')).status).toBe('compacted');
+    release();
+    expect(await first).toMatchObject({ status: 'nothing-to-do', conflicts: 1 });
+    expect(await readTable(deps, 't')).toEqual(before);
+  });
+
   it('leaves the replaced files to older snapshots until expiry, then deletes them', async () => {
     const { store, deps } = await smallFiles(3);
     const oldFiles = await currentDataFiles(deps, 't');

@@ -53,7 +53,10 @@ function render(status: TableStatus, nowMs: number): string {
         .map(([shard, [from, to]]) => `${shard} [${from}, ${to})`)
         .join(', ');
       const age = Math.round((nowMs - s.timestampMs) / 1000);
-      return `  ${s.id}  seq ${s.sequence}  ${new Date(s.timestampMs).toISOString()} (${age} s ago)  ${s.operation}  ${s.records ?? '?'} rows${appended ? `  appended ${appended}` : ''}`;
+      const refused = Object.entries(s.refused)
+        .map(([column, count]) => `${column} ${count}`)
+        .join(', ');
+      return `  ${s.id}  seq ${s.sequence}  ${new Date(s.timestampMs).toISOString()} (${age} s ago)  ${s.operation}  ${s.records ?? '?'} rows${appended ? `  appended ${appended}` : ''}${refused ? `  refused (not exact in their type): ${refused}` : ''}`;
     }),
   ];
   return `${lines.join('\n')}\n`;

@@ -39,6 +39,7 @@ import {
   HIGH_WATER_KEY,
   type HighWater,
   highWaterText,
+  REFUSED_KEY,
   tableHighWater,
 } from './progress.js';
 import { projectRow } from './project.js';
@@ -231,6 +232,7 @@ export async function appendTable(
         appended,
         rows.length,
         files.length,
+        refused,
       );
       await deps.faults?.(TableFaultPoint.appendAfterManifestList, table);
       if (await createVersion(deps, table, base, next)) {
@@ -268,6 +270,7 @@ async function nextMetadata(
   appended: AppendedRanges,
   rowCount: number,
   fileCount: number,
+  refused: Record<string, number>,
 ): Promise<TableMetadata> {
   const nowMs = deps.now();
   const metadata: TableMetadata = base
@@ -308,6 +311,7 @@ async function nextMetadata(
       'total-records': String(previousTotal + rowCount),
       'total-data-files': String(previousFiles + fileCount),
       [APPENDED_KEY]: JSON.stringify(appended),
+      ...(Object.keys(refused).length > 0 ? { [REFUSED_KEY]: JSON.stringify(refused) } : {}),
       [HIGH_WATER_KEY]: highWaterText(highWater),
     },
     'schema-id': evolved.schema['schema-id'],

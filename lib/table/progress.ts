@@ -9,6 +9,9 @@
  *                        expire)
  *   shardwal.appended    {"<shard>": [from, to], ...}  the WAL positions
  *                        [from, to) this snapshot appended (appends only)
+ *   shardwal.refused     {"<column>": count}  typed values this append
+ *                        left null because their type cannot hold them
+ *                        exactly (absent when none; `shardwal table` shows it)
  *
  * Exactly once rests on these: an append reads each shard from its
  * high-water on, and commits only on top of a base whose high-water for its
@@ -21,6 +24,9 @@ import { currentSnapshot } from './metadata.js';
 export const HIGH_WATER_KEY = 'shardwal.high-water';
 /** Summary key of the positions a snapshot appended. */
 export const APPENDED_KEY = 'shardwal.appended';
+
+/** Summary key of the typed values an append refused, per column. */
+export const REFUSED_KEY = 'shardwal.refused';
 
 /** Next WAL position to append, per shard. */
 export type HighWater = Record<string, number>;

@@ -7,7 +7,7 @@
 import { positionOfKey, walPrefix } from '../paths.js';
 import type { TableDeps } from './deps.js';
 import { currentSnapshot, loadCurrent } from './metadata.js';
-import { appendedOf, tableHighWater } from './progress.js';
+import { appendedOf, REFUSED_KEY, tableHighWater } from './progress.js';
 import { liveFiles } from './snapshot-files.js';
 
 /** URIs of the data files the current snapshot reads. */
@@ -30,6 +30,8 @@ export interface TableStatus {
     operation: string;
     records: string | undefined;
     appended: Record<string, [number, number]>;
+    /** Typed values left null (not exact in their type), per column. */
+    refused: Record<string, number>;
   }>;
   /** Per shard: the table's high-water, the WAL's next position, and the lag between them in WAL objects. */
   shards: Array<{
@@ -87,6 +89,7 @@ export async function tableStatus(
       operation: s.summary.operation,
       records: s.summary['total-records'],
       appended: appendedOf(s),
+      refused: JSON.parse(s.summary[REFUSED_KEY] ?? '{}') as Record<string, number>,
     })),
     shards: shardRows,
     lastCommitAgeMs: snapshot ? deps.now() - snapshot['timestamp-ms'] : null,

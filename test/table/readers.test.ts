@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDurableRows } from '../../lib/cli/durable-rows.js';
 import { FsObjectStore } from '../../lib/store/fs-store.js';
 import { appendTable } from '../../lib/table/append.js';
-import { currentDataFiles } from '../../lib/table/table-status.js';
+import { currentDataFiles, tableStatus } from '../../lib/table/table-status.js';
 import { testConfig, testDeps, WalWriter } from './helpers.js';
 
 const T0 = Date.UTC(2026, 11, 1, 23, 59, 59);
@@ -94,7 +94,10 @@ beforeAll(async () => {
   deps.clock.ms += 60_000;
   // Schema evolution: a typed column added after the first commit.
   config.options.get('clicks')!.columns.push({ name: 'day', type: 'date' });
-  expect((await appendTable(deps, 'clicks', ['clicks-0', 'clicks-1'])).status).toBe('committed');
+  const second = await appendTable(deps, 'clicks', ['clicks-0', 'clicks-1']);
+  expect(second).toMatchObject({ status: 'committed', refused: { amount: 1, ts: 1 } });
+  const status = await tableStatus(deps, 'clicks', []);
+  expect(status.snapshots.map((s) => s.refused)).toEqual([{}, { amount: 1, ts: 1 }]);
 });
 
 afterAll(async () => {

@@ -113,10 +113,13 @@ async function readRanges(
   deps: TableDeps,
   shards: readonly string[],
   highWater: HighWater,
+  turn: number,
 ): Promise<WalRange[]> {
   let budget = deps.config.maxCommitBytes;
   const ranges: WalRange[] = [];
-  for (const shard of shards) {
+  // The byte budget is shared: each commit starts at the next shard, so a busy shard never starves the rest.
+  const start = shards.length === 0 ? 0 : turn % shards.length;
+  for (const shard of [...shards.slice(start), ...shards.slice(0, start)]) {
     if (budget <= 0) break;
     const from = highWater[shard] ?? (await firstRetainedPosition(deps.store, shard));
     if (from === undefined) continue;
@@ -167,7 +170,12 @@ export async function appendTable(
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const madeAtMs = deps.now();
     const read = tableHighWater(base?.metadata);
-    const ranges = await readRanges(deps, shards, read);
+    const ranges = await readRanges(
+      deps,
+      shards,
+      read,
+      base?.metadata['last-sequence-number'] ?? 0,
+    );
     if (ranges.length === 0) return report;
     const current = base?.metadata;
     const evolved = evolveSchema(

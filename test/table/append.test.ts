@@ -56,3 +56,22 @@ describe('appendTable', () => {
     });
   });
 });
+
+describe('appendTable', () => {
+  describe('with a byte budget smaller than the new WAL', () => {
+    it('takes turns between shards, so a busy shard never starves the others', async () => {
+      const store = new MemoryObjectStore();
+      const deps = testDeps(store);
+      deps.config.maxCommitBytes = 1;
+      const a = new WalWriter(store, 'a');
+      const b = new WalWriter(store, 'b');
+      for (let round = 0; round < 4; round++) {
+        await a.append([{ text: `{"a":${round}}` }], Date.UTC(2026, 11, 1) + round);
+        if (round === 0) await b.append([{ text: '{"b":0}' }], Date.UTC(2026, 11, 1));
+        expect((await appendTable(deps, 't', ['a', 'b'])).status).toBe('committed');
+        deps.clock.ms += 60_000;
+      }
+      expect(tableHighWater((await loadCurrent(store, 't'))?.metadata)).toEqual({ a: 3, b: 1 });
+    });
+  });
+});

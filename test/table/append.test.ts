@@ -55,9 +55,7 @@ describe('appendTable', () => {
       expect(currentSnapshot(loaded!.metadata)?.summary['total-records']).toBe('5');
     });
   });
-});
 
-describe('appendTable', () => {
   describe('with a byte budget smaller than the new WAL', () => {
     it('takes turns between shards, so a busy shard never starves the others', async () => {
       const store = new MemoryObjectStore();

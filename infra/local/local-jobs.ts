@@ -40,6 +40,8 @@ export function startLocalJobs(input: {
   verify?: JobInput;
   /** The TTL sweep: `run` deletes what expired (dynalite has no TTL). */
   sweep?: { run: () => Promise<unknown>; everyMs: number };
+  /** The Iceberg table committer (`functions/table-commit.ts`), and its maintenance run. */
+  tables?: JobInput & { maintainEveryMs: number };
 }): LocalJobs {
   const schedules: LocalSchedule[] = [];
   if (input.export) {
@@ -77,6 +79,26 @@ export function startLocalJobs(input: {
     schedules.push(
       new LocalSchedule({ name: 'sweep', setting: LOCAL_SETTINGS.sweepEveryMs.env, everyMs, run }),
     );
+  }
+  if (input.tables) {
+    const { handler, everyMs, maintainEveryMs } = input.tables;
+    for (const [name, event, period] of [
+      ['tables', {}, everyMs],
+      ['table-maintenance', { maintain: true }, maintainEveryMs],
+    ] as const) {
+      schedules.push(
+        new LocalSchedule({
+          name,
+          setting: 'SHARDWAL_TABLE_COMMIT_MS',
+          everyMs: period,
+          run: (cutShort) =>
+            handler(
+              { ...event },
+              lambdaContext('shardwal-table-commit', { timeoutMs: JOB_TIMEOUT_MS, cutShort }),
+            ),
+        }),
+      );
+    }
   }
   for (const schedule of schedules) schedule.start();
   return {

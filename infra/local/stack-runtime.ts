@@ -27,6 +27,7 @@ import { logger, metrics, withLogScope } from '../../lib/observability/telemetry
 import { ENDPOINT_ENV } from '../../lib/runtime/clients.js';
 import { setLocalFlushRequester } from '../../lib/runtime/flush-requests.js';
 import { serviceFromEnv } from '../../lib/runtime/service.js';
+import { tablesConfigFromEnv } from '../../lib/table/table-config.js';
 import { claimLeadMs } from '../../lib/ticker/claim-lead.js';
 import { mapWithConcurrency } from '../../lib/ticker/concurrency.js';
 import { flushAndReport, runTick } from '../../lib/ticker/tick.js';
@@ -34,6 +35,9 @@ import { fixedFlushConcurrency } from '../../lib/ticker/tick-plan.js';
 import { FlushTicker } from '../../lib/ticker/ticker.js';
 import { type HttpHandler, startHttpGateway } from './http-gateway.js';
 import { type JobHandler, type LocalJobs, startLocalJobs } from './local-jobs.js';
+
+/** How often the local stack expires table snapshots and removes orphans. */
+const TABLE_MAINTAIN_EVERY_MS = 3_600_000;
 
 type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
@@ -98,7 +102,8 @@ function publishMetrics(): void {
 
 /** Starts the handlers, ticker, poller and gateway. */
 export async function startStackRuntime(input: RuntimeInput): Promise<StackRuntime> {
-  const [putHttp, statusHttp, putSqs, exportJob, recoverJob] = await Promise.all([
+  const tables = tablesConfigFromEnv();
+  const [putHttp, statusHttp, putSqs, exportJob, recoverJob, tableJob] = await Promise.all([
     loadHandler<HttpHandler>('put-http.ts', input.instance),
     loadHandler<HttpHandler>('status-http.ts', input.instance),
     loadHandler<SqsHandler>('put-sqs.ts', input.instance),
@@ -108,6 +113,7 @@ export async function startStackRuntime(input: RuntimeInput): Promise<StackRunti
     input.verifyEveryMs === undefined
       ? undefined
       : loadHandler<JobHandler>('recover.ts', input.instance),
+    tables && loadHandler<JobHandler>('table-commit.ts', input.instance),
   ]);
   const service = serviceFromEnv();
   const tickDeps = service.tick(`local-stack-${process.pid}-${input.instance}`);
@@ -161,6 +167,11 @@ export async function startStackRuntime(input: RuntimeInput): Promise<StackRunti
   const jobs = startLocalJobs({
     export: exportJob && { handler: exportJob, everyMs: input.exportEveryMs! },
     verify: recoverJob && { handler: recoverJob, everyMs: input.verifyEveryMs! },
+    tables: tableJob && {
+      handler: tableJob,
+      everyMs: tables!.commitMs,
+      maintainEveryMs: TABLE_MAINTAIN_EVERY_MS,
+    },
     sweep:
       input.sweepEveryMs === undefined
         ? undefined

@@ -11,6 +11,7 @@ import { putCommand } from './put-command.js';
 import { recoverCommand } from './recover-command.js';
 import { startCommand } from './start-command.js';
 import { statusCommand } from './status-command.js';
+import { tableCommand } from './table-command.js';
 import { tailCommand } from './tail-command.js';
 
 /** Every command, in the order `shardwal help` lists them. */
@@ -22,5 +23,6 @@ export const COMMANDS: readonly CliCommand[] = [
   tailCommand,
   exportCommand,
   recoverCommand,
+  tableCommand,
   helpCommand(() => COMMANDS),
 ];

@@ -7,6 +7,8 @@ import type { ShardwalConfig } from '../config.js';
 import type { Table } from '../memtable/table.js';
 import type { Service } from '../runtime/service.js';
 import type { ObjectStore } from '../store/object-store.js';
+import { tableWalFloor } from '../table/floor.js';
+import { tablesConfigFromEnv } from '../table/table-config.js';
 import { FRAME_GZIP_LEVEL } from '../wal/framing.js';
 
 /** Named points between export's and retention's steps; tests throw there to simulate a crash. */
@@ -47,6 +49,8 @@ export interface ExportDeps {
   segmentTargetRawBytes?: number;
   spillBytes?: number;
   faults?: ExportFaultHook;
+  /** WAL positions at or above the floor stay (Iceberg tables not yet committed past them, `lib/table/floor.ts`). */
+  walFloor?: (shard: string) => Promise<number | undefined>;
 }
 
 /** What a process supplies besides the configuration. */
@@ -58,12 +62,14 @@ export interface ExportParts {
 
 /** Export dependencies of `config`: the one place a setting reaches export and retention. */
 export function exportDepsFrom(config: ShardwalConfig, parts: ExportParts): ExportDeps {
+  const tables = tablesConfigFromEnv();
   return {
     ...parts,
     walRetentionMs: config.walRetentionMs,
     exportRetentionMs: config.exportRetentionMs,
     historyRetentionMs: config.historyRetentionMs,
     gzipLevel: FRAME_GZIP_LEVEL,
+    walFloor: tables && tableWalFloor(parts.store, tables),
   };
 }
 

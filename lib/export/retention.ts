@@ -18,7 +18,8 @@
  *     finds every WAL object after it, and WAL objects stay for the retention
  *     period after an export covered them. So nothing at or above W, and
  *     never the newest objects. The listing starts at the `walRetiredBelow`
- *     cursor, not at position 0.
+ *     cursor, not at position 0. Nor below a table's high-water for the
+ *     shard (`deps.walFloor`): a table is a retention floor.
  * T3. Orphans (segments and parts no kept manifest lists, left by crashed or
  *     racing exports, or by retired manifests whose deletions a crash cut
  *     short) are deleted once they lie below O, the covered position of the
@@ -170,7 +171,12 @@ export async function retire(deps: ExportDeps, input: RetentionInput): Promise<R
   // Retired exports count too: an export that covered a position long ago proves its age.
   const agedFloor =
     atOrBelow.filter((e) => e.createdAtMs <= walCutoff).at(-1)?.ref.coveredPosition ?? 0;
-  const retiredBelow = Math.min(fallbackFloor, agedFloor);
+  // Tables are a floor too: a position a table has not committed stays (`lib/table/floor.ts`).
+  const tableFloor = (await deps.walFloor?.(shard)) ?? Number.POSITIVE_INFINITY;
+  const retiredBelow = Math.min(fallbackFloor, agedFloor, tableFloor);
+  if (tableFloor < Math.min(fallbackFloor, agedFloor)) {
+    report.note = `the table holds WAL positions from ${tableFloor} (not yet committed to it)`;
+  }
   report.wal.retiredBelow = Math.max(retiredBelow, cursors.walRetiredBelow);
   if (retiredBelow > cursors.walRetiredBelow) {
     const from = cursors.walRetiredBelow;
@@ -186,7 +192,7 @@ export async function retire(deps: ExportDeps, input: RetentionInput): Promise<R
     }
     await deps.faults?.(ExportFaultPoint.retentionAfterWal, shard);
     await advanceRetentionCursor(deps.table, shard, RetentionCursor.wal, retiredBelow);
-  } else if (retiredBelow === 0) {
+  } else if (retiredBelow === 0 && tableFloor !== 0) {
     report.note =
       fallbackFloor === 0
         ? 'fewer than two exports: the WAL is kept whole for a fallback'

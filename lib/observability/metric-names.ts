@@ -9,6 +9,10 @@ export const METRICS_NAMESPACE = 'shardwal';
 /** Metric names. Units: counts unless the name says Ms or Bytes. */
 export const Metric = {
   putBatches: 'PutBatches',
+  /** Iceberg tables (`lib/table`): rows committed, typed values refused (not exact in their type), WAL objects not yet committed. */
+  tableRowsCommitted: 'TableRowsCommitted',
+  tableValuesRefused: 'TableValuesRefused',
+  tableLagObjects: 'TableLagObjects',
   putRows: 'PutRows',
   putBytes: 'PutBytes',
   putRejected: 'PutRejected',

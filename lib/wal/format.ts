@@ -51,6 +51,8 @@ export interface WalRow extends Row {
   seq: number;
   /** Shard-wide row offset: firstRowOffset + index in the object. */
   offset: number;
+  /** When the row's batch was buffered, where the format records it (readers fall back to the header's `createdAtMs`). */
+  ingestedAtMs?: number;
 }
 
 /** A decoded WAL object. */

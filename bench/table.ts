@@ -1,0 +1,261 @@
+/**
+ * `npm run bench:table`: what Iceberg tables cost and what they buy.
+ *
+ * One seeded shard of event rows (~350 B each, BENCH_TABLE_ROWS, default
+ * 100,000, spread over 24 hours, 1,000 rows per WAL object) is written as
+ * WAL objects to a filesystem store, then:
+ *   1. committed rows/s per core: `appendTable` (WAL decode, projection of
+ *      two typed columns, Parquet, Avro, metadata) against the floor of
+ *      writing the same rows to Parquet with the same codec alone
+ *      (`writeDataFile`); CPU time (user + system), median of BENCH_RUNS;
+ *   2. storage: the same rows as today's JSON segments (gzip'd NDJSON, the
+ *      segment writer), as WAL objects, and as Parquet with each codec,
+ *      with the CPU each Parquet codec took; and bytes per GB retained 30
+ *      days with the table derived beside the segments, against today's;
+ *   3. one DuckDB query, count by hour with a filter on a typed column,
+ *      over the table's files (`read_parquet` over the current snapshot's
+ *      list) and over the JSON segments (`read_ndjson`): bytes read (the
+ *      process's `rchar` from /proc/self/io: every byte DuckDB read through
+ *      a syscall) and wall time, median of BENCH_RUNS.
+ */
+
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { walKey } from '../lib/paths.js';
+import { seededRandom } from '../lib/seeded-random.js';
+import { segmentKey } from '../lib/segment/format.js';
+import { SegmentWriter } from '../lib/segment/writer.js';
+import { FsObjectStore } from '../lib/store/fs-store.js';
+import { appendTable } from '../lib/table/append.js';
+import { ParquetCodec, type TableRow, writeDataFile } from '../lib/table/data-file.js';
+import { parseTableRoutes } from '../lib/table/names.js';
+import { projectRow } from '../lib/table/project.js';
+import { evolveSchema, RowOp, type TypedColumn } from '../lib/table/schema.js';
+import type { TablesConfig } from '../lib/table/table-config.js';
+import { currentDataFiles } from '../lib/table/table-status.js';
+import { decodeWal } from '../lib/wal/decode.js';
+import { encodeWal } from '../lib/wal/encode.js';
+import { FRAME_GZIP_LEVEL } from '../lib/wal/framing.js';
+
+const ROWS = Number(process.env.BENCH_TABLE_ROWS ?? 100_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const PER_OBJECT = 1000;
+const SHARD = 'events-0';
+const T0 = Date.UTC(2026, 11, 1);
+const COLUMNS: TypedColumn[] = [
+  { name: 'amount', type: 'decimal(10,2)' },
+  { name: 'ts', type: 'timestamptz' },
+];
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+const rchar = () => Number(/rchar: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
+const n = (x: number) => Math.round(x).toLocaleString('en-US');
+
+function rowText(random: () => number, i: number, atMs: number): string {
+  const pages = [
+    '/',
+    '/products/widget-9000',
+    '/cart',
+    '/checkout/payment',
+    '/search?q=blue+shoes',
+  ];
+  const kinds = ['view', 'click', 'add_to_cart', 'purchase'];
+  const amount = (Math.floor(random() * 100_000) / 100).toFixed(2);
+  return JSON.stringify({
+    id: `evt-${String(i).padStart(9, '0')}`,
+    user: `u-${Math.floor(random() * 50_000)}`,
+    kind: kinds[Math.floor(random() * kinds.length)],
+    page: pages[Math.floor(random() * pages.length)],
+    ts: new Date(atMs).toISOString(),
+    session: Math.floor(random() * 1e12).toString(36),
+    ua: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36',
+    tags: ['ab-test-7', random() < 0.5 ? 'mobile' : 'desktop'],
+  }).replace(/}$/, `,"amount":${amount}}`);
+}
+
+async function main(): Promise<void> {
+  const root = await mkdtemp(path.join(os.tmpdir(), 'shardwal-bench-table-'));
+  const store = new FsObjectStore(root);
+  const random = seededRandom(11);
+  const texts: string[] = [];
+  const times: number[] = [];
+  for (let i = 0; i < ROWS; i++) {
+    times.push(T0 + Math.floor((i / ROWS) * 24 * 3600 * 1000));
+    texts.push(rowText(random, i, times[i]!));
+  }
+  const rawBytes = texts.reduce((sum, t) => sum + Buffer.byteLength(t), 0);
+
+  // WAL objects, as the flusher writes them.
+  let walBytes = 0;
+  for (let p = 0; p * PER_OBJECT < ROWS; p++) {
+    const slice = texts.slice(p * PER_OBJECT, (p + 1) * PER_OBJECT);
+    const bytes = encodeWal({
+      header: {
+        shard: SHARD,
+        position: p,
+        epoch: 1,
+        firstSeq: p + 1,
+        lastSeq: p + 1,
+        firstRowOffset: p * PER_OBJECT,
+        rowCount: slice.length,
+        voidSeqs: [],
+        createdAtMs: times[p * PER_OBJECT]!,
+      },
+      rows: slice.map((text, j) => ({ seq: p + 1, offset: p * PER_OBJECT + j, text })),
+    });
+    walBytes += bytes.byteLength;
+    await store.putIfAbsent(walKey(SHARD, p), bytes);
+  }
+
+  // Today's history: JSON segments (the export's segment writer), one per 256 MB raw as export cuts them.
+  const segment = new SegmentWriter(store, SHARD, 0, FRAME_GZIP_LEVEL);
+  for (let i = 0; i < ROWS; i++) await segment.row(Math.floor(i / PER_OBJECT) + 1, i, texts[i]!);
+  const { ref } = await segment.finish(Math.ceil(ROWS / PER_OBJECT), Date.now());
+  const segmentBytes = ref.bytes;
+
+  // 1. Committer against the Parquet floor.
+  const config: TablesConfig = {
+    routes: parseTableRoutes(`${SHARD}=events`),
+    options: new Map([['events', { partition: 'day', columns: COLUMNS }]]),
+    commitMs: 1,
+    targetFileBytes: 512 * 1024 * 1024,
+    maxCommitBytes: 1024 * 1024 * 1024,
+    keepSnapshots: 10,
+    snapshotMaxAgeMs: 0,
+    orphanAgeMs: 3600_000,
+  };
+  const schema = evolveSchema('bench', 'events', undefined, 0, COLUMNS).schema;
+  const rows: TableRow[] = texts.map((text, i) => ({
+    shard: SHARD,
+    seq: Math.floor(i / PER_OBJECT) + 1,
+    offset: i,
+    position: Math.floor(i / PER_OBJECT),
+    ingestedAtMs: times[Math.floor(i / PER_OBJECT) * PER_OBJECT]!,
+    key: null,
+    op: RowOp.append,
+    text,
+    typed: projectRow(COLUMNS, text).values,
+  }));
+  const commitCpu: number[] = [];
+  const floorCpu: Record<string, number[]> = { GZIP: [], SNAPPY: [] };
+  const parquetBytes: Record<string, number> = {};
+  let base = '';
+  for (let run = 0; run < RUNS; run++) {
+    const locationBase = `file://${root}/run-${run}`;
+    const runStore = new FsObjectStore(root);
+    const deps = { store: runStore, config, locationBase, now: () => Date.now() };
+    const table = `events_${run}`;
+    config.routes = parseTableRoutes(`${SHARD}=${table}`);
+    config.options.set(table, { partition: 'day', columns: COLUMNS });
+    const before = cpuMs();
+    const report = await appendTable(deps, table, [SHARD]);
+    commitCpu.push(cpuMs() - before);
+    if (report.rows !== ROWS) throw new Error(`committed ${report.rows} rows, expected ${ROWS}`);
+    base = locationBase;
+    if (run === 0) {
+      const files = await currentDataFiles(deps, table);
+      (globalThis as { files?: string[] }).files = files.map((f) =>
+        f.replace(`${locationBase}/`, `${root}/`),
+      );
+    }
+    for (const codec of [ParquetCodec.gzip, ParquetCodec.snappy]) {
+      const start = cpuMs();
+      const bytes = writeDataFile(schema, rows, codec);
+      floorCpu[codec]!.push(cpuMs() - start);
+      parquetBytes[codec] = bytes.byteLength;
+    }
+  }
+  void base;
+  // Where the committer's time goes: reading the WAL (lib/wal's verifying decoder) and projecting typed columns.
+  const decodeCpu: number[] = [];
+  const projectCpu: number[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    let start = cpuMs();
+    for (let p = 0; p * PER_OBJECT < ROWS; p++)
+      decodeWal(walKey(SHARD, p), (await store.get(walKey(SHARD, p)))!);
+    decodeCpu.push(cpuMs() - start);
+    start = cpuMs();
+    for (const text of texts) projectRow(COLUMNS, text);
+    projectCpu.push(cpuMs() - start);
+  }
+  const commitRate = ROWS / (median(commitCpu) / 1000);
+  const floorRate = ROWS / (median(floorCpu.GZIP!) / 1000);
+  console.log(
+    `rows: ${n(ROWS)} (${mb(rawBytes)} of row text, ${n(rawBytes / ROWS)} B each), ${RUNS} runs, medians of CPU time`,
+  );
+  console.log('\n1. committed rows/s per core (CPU seconds)');
+  console.log(
+    `   appendTable (WAL → Parquet GZIP + manifests + metadata): ${n(commitRate)} rows/s`,
+  );
+  console.log(`   floor (the same rows → Parquet GZIP alone):              ${n(floorRate)} rows/s`);
+  console.log(`   ratio: ${(commitRate / floorRate).toFixed(2)}× (goal ≥ 0.8×)`);
+  console.log(
+    `   of the commit's ${n(median(commitCpu))} ms: reading and verifying the WAL (lib/wal decodeWal) ${n(median(decodeCpu))} ms, projecting 2 typed columns ${n(median(projectCpu))} ms`,
+  );
+
+  console.log('\n2. storage of the same rows');
+  console.log(`   WAL objects (gzip JSON lines):       ${mb(walBytes)}`);
+  console.log(`   JSON segments (gzip NDJSON), today:  ${mb(segmentBytes)}`);
+  for (const codec of ['GZIP', 'SNAPPY']) {
+    console.log(
+      `   Parquet ${codec.padEnd(7)}: ${mb(parquetBytes[codec]!)}  (${(parquetBytes[codec]! / segmentBytes).toFixed(2)}× segments; write CPU ${n(median(floorCpu[codec]!))} ms)`,
+    );
+  }
+  // 30 days of history retained: segments for 30 days, WAL for its 7-day retention after export.
+  const today = segmentBytes + walBytes * (7 / 30);
+  const derived = today + parquetBytes.GZIP!;
+  console.log('   per GB retained 30 days (segments 30 d + WAL 7 d, per byte of history):');
+  console.log(
+    `     today ${(today / segmentBytes).toFixed(2)}, with derived tables ${(derived / segmentBytes).toFixed(2)}: ratio ${(derived / today).toFixed(2)}× (goal ≤ 1.2×)`,
+  );
+
+  // 3. DuckDB: count by hour with a filter on a typed column.
+  const files = (globalThis as { files?: string[] }).files!;
+  const segmentFile = path.join(root, segmentKey(SHARD, 0));
+  const list = files.map((f) => `'${f.startsWith('file://') ? fileURLToPath(f) : f}'`).join(',');
+  const tableSql = `SELECT date_trunc('hour', ts) AS h, count(*) AS n FROM read_parquet([${list}]) WHERE amount > 500 GROUP BY h ORDER BY h`;
+  const jsonSql = `SELECT date_trunc('hour', CAST("row".ts AS TIMESTAMPTZ)) AS h, count(*) AS n FROM read_ndjson('${segmentFile}', columns = {seq: 'UBIGINT', "offset": 'UBIGINT', "row": 'STRUCT(ts VARCHAR, amount DECIMAL(10,2))'}) WHERE "row".amount > 500 GROUP BY h ORDER BY h`;
+  const measure = async (sql: string) => {
+    const wall: number[] = [];
+    const read: number[] = [];
+    let result = '';
+    for (let run = 0; run < RUNS; run++) {
+      const db = await DuckDBInstance.create(':memory:');
+      const connection = await db.connect();
+      await connection.run("SET threads = 1; SET TimeZone = 'UTC'");
+      const r0 = rchar();
+      const t0 = performance.now();
+      const rows = (await connection.runAndReadAll(sql)).getRowObjectsJS();
+      wall.push(performance.now() - t0);
+      read.push(rchar() - r0);
+      result = JSON.stringify(rows.map((r) => [String(r.h), Number(r.n)]));
+      connection.closeSync();
+    }
+    return { wall: median(wall), read: median(read), result };
+  };
+  const overTable = await measure(tableSql);
+  const overJson = await measure(jsonSql);
+  if (overTable.result !== overJson.result) throw new Error('the two queries disagree');
+  console.log('\n3. DuckDB (1 thread): count by hour where amount > 500');
+  console.log(
+    `   over the table (read_parquet):  ${mb(overTable.read)} read, ${overTable.wall.toFixed(0)} ms`,
+  );
+  console.log(
+    `   over the segments (read_ndjson): ${mb(overJson.read)} read, ${overJson.wall.toFixed(0)} ms`,
+  );
+  console.log(
+    `   ${(overJson.read / overTable.read).toFixed(1)}× fewer bytes (goal ≥ 10×), ${(overJson.wall / overTable.wall).toFixed(1)}× faster (goal ≥ 5×); same ${JSON.parse(overTable.result).length} hourly counts`,
+  );
+  await rm(root, { recursive: true, force: true });
+}
+
+await main();

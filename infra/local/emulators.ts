@@ -1,16 +1,17 @@
 /**
- * The local stack's emulators: dynalite (DynamoDB) persisted under the data
- * folder, and fauxqs (SQS, in memory) with the ingest queue and its
+ * The local stack's emulators: dynalite (DynamoDB) and fauxqs (SQS), both
+ * persisted under the data folder (`lib/local/persisted-sqs.ts` keeps every
+ * queue and message across kill -9), with the ingest queue and its
  * dead-letter queue created through the SQS API, as the CDK stack declares
  * them. Both listen on 127.0.0.1 only. There is no local FIFO ingest queue:
  * the local poller is not Lambda's FIFO event source, so FIFO behaviour is
  * tested in process with real FIFO event shapes (`test/sqs/`).
  */
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { buildApp } from 'fauxqs';
 import { LOCAL_RESOURCES } from '../../lib/local/data-dir.js';
 import { listenError } from '../../lib/local/listen-error.js';
 import { LOCAL_SETTINGS } from '../../lib/local/local-settings.js';
+import { startPersistedSqs } from '../../lib/local/persisted-sqs.js';
 import { ensureTable } from '../../lib/memtable/create-table.js';
 import { type DynaliteServer, startDynalite } from '../../lib/memtable/dynalite-server.js';
 import { INGEST_MAX_RECEIVE_COUNT } from '../../lib/sqs/hold-back.js';
@@ -51,16 +52,18 @@ export interface LocalQueues {
   close: () => Promise<void>;
 }
 
-/** Starts fauxqs with the ingest queue and its dead-letter queue, redriving as deployed. */
-export async function startLocalQueues(port: number): Promise<LocalQueues> {
-  const app = buildApp({ logger: false, defaultRegion: LOCAL_RESOURCES.region });
-  let endpoint: string;
+/**
+ * Starts the SQS emulator on the queues kept in `sqsDir`, with the ingest
+ * queue and its dead-letter queue, redriving as deployed.
+ */
+export async function startLocalQueues(sqsDir: string, port: number): Promise<LocalQueues> {
+  let emulator: Awaited<ReturnType<typeof startPersistedSqs>>;
   try {
-    endpoint = await app.listen({ port, host: '127.0.0.1' });
+    emulator = await startPersistedSqs({ dir: sqsDir, port, region: LOCAL_RESOURCES.region });
   } catch (error) {
-    await app.close();
     throw listenError(LOCAL_SETTINGS.sqsPort.env, port, error);
   }
+  const { endpoint } = emulator;
   const client = new SQSClient({
     endpoint,
     region: LOCAL_RESOURCES.region,
@@ -68,7 +71,7 @@ export async function startLocalQueues(port: number): Promise<LocalQueues> {
   });
   const close = async () => {
     client.destroy();
-    await app.close();
+    await emulator.close();
   };
   try {
     const queueArnOf = async (queueUrl: string) => {

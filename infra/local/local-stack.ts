@@ -1,7 +1,8 @@
 /**
  * The local stack: the whole service on one machine with no AWS account —
  * the same handlers, DynamoDB as dynalite persisted under the data folder,
- * the object store on the filesystem under it, SQS as fauxqs in process, the
+ * the object store on the filesystem under it, SQS as fauxqs in process with
+ * its queues persisted under it too, the
  * ticker as a timer loop, the export and verify jobs on their own timers, and
  * the HTTP API on a local port. `stop()` waits for a running job, performs a
  * final flush and loses no acked row; a restart on the same data folder finds
@@ -59,7 +60,7 @@ export async function startLocalStack(settings: LocalSettings): Promise<LocalSta
   try {
     const dynamo = await startLocalDynamo(layout.dynamodbDir, settings.dynamodbPort);
     undo.push(dynamo.close);
-    const queues = await startLocalQueues(settings.sqsPort);
+    const queues = await startLocalQueues(layout.sqsDir, settings.sqsPort);
     undo.push(queues.close);
 
     // Restored on stop, so an embedding process (tests, the bench) gets its environment back.

@@ -17,12 +17,12 @@ export class StackRunningError extends ShardwalError {
   }
 }
 
-/** The data folder's DynamoDB files are locked by another process. */
+/** A leveldb of the data folder (DynamoDB's or the queues') is locked by another process. */
 export class DataDirLockedError extends ShardwalError {
-  constructor(dynamodbDir: string) {
+  constructor(dir: string) {
     super(
       ErrorKind.unavailable,
-      `${dynamodbDir} is locked by another process (a stack starting or stopping, or another shardwal command); retry in a moment`,
+      `${dir} is locked by another process (a stack starting or stopping, or another shardwal command); retry in a moment`,
     );
     this.name = 'DataDirLockedError';
   }

@@ -8,10 +8,10 @@
  * Stop order, so no acked row is lost:
  * 1. the gateway stops accepting and answers the requests in flight (the
  *    ticker still runs, so durable puts in flight can complete);
- * 2. the SQS poller finishes its batch and drains the queue, parked
- *    messages included (the emulator keeps messages in memory only; the
- *    report counts what was left); meanwhile the job schedules stop and a
- *    running job is told to wrap up and awaited;
+ * 2. the SQS poller finishes its batch; what is left on the queues stays
+ *    there, on disk, for the next start (the report counts it); meanwhile
+ *    the job schedules stop and a running job is told to wrap up and
+ *    awaited;
  * 3. the ticker runs its final tick and the queued flush requests, then ticks
  *    again while that still makes progress (`flushUntilIdle`).
  */
@@ -60,10 +60,8 @@ export interface RuntimeInput {
 
 /** What stopping found. */
 export interface StopReport {
-  /** Messages still on the ingest queue when the drain gave up (lost with the emulator). */
+  /** Messages left on the ingest queue (visible, delayed or held back), kept for the next start. */
   sqsMessagesLeft: number;
-  /** Of those, the ones parked after a retryable failure (still failing when the drain ended). */
-  sqsMessagesParked: number;
   /** Shards still pending after the final flush (kept in the memtable, flushed on the next start). */
   pendingShards: string[];
 }
@@ -174,12 +172,9 @@ export async function startStackRuntime(input: RuntimeInput): Promise<StackRunti
           },
   });
 
-  const stopBackground = async (drainTimeoutMs: number): Promise<StopReport> => {
+  const stopBackground = async (): Promise<StopReport> => {
     // A running job is awaited before the final flush and before any client closes.
-    const [{ left, parked }] = await Promise.all([poller.stop({ drainTimeoutMs }), jobs.stop()]);
-    if (left > 0) {
-      logger.warn('ingest queue not drained before stop', { messagesLeft: left, parked });
-    }
+    const [{ left }] = await Promise.all([poller.stop(), jobs.stop()]);
     await ticker.stop();
     setLocalFlushRequester(undefined);
     const pendingShards = await flushUntilIdle(tickDeps).catch((error: unknown) => {
@@ -187,7 +182,7 @@ export async function startStackRuntime(input: RuntimeInput): Promise<StackRunti
       return ['(unknown: final flush failed)'];
     });
     service.table.client.destroy();
-    return { sqsMessagesLeft: left, sqsMessagesParked: parked, pendingShards };
+    return { sqsMessagesLeft: left, pendingShards };
   };
 
   let gateway: Awaited<ReturnType<typeof startHttpGateway>>;
@@ -198,7 +193,7 @@ export async function startStackRuntime(input: RuntimeInput): Promise<StackRunti
       handlers: { put: putHttp, status: statusHttp },
     });
   } catch (error) {
-    await stopBackground(0);
+    await stopBackground();
     throw error;
   }
 
@@ -207,7 +202,7 @@ export async function startStackRuntime(input: RuntimeInput): Promise<StackRunti
     jobs,
     stop: async () => {
       await gateway.close();
-      return stopBackground(10_000);
+      return stopBackground();
     },
   };
 }

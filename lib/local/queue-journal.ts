@@ -18,9 +18,18 @@ import { DataDirLockedError } from './errors.js';
 /** What `QueueJournal.open` found on disk: every key and its value. */
 export type JournalRecords = Map<string, unknown>;
 
+/** What the journal needs of its database (a leveldb; a fault-injecting one in tests). */
+export interface JournalDb {
+  batch(
+    ops: ({ type: 'put'; key: string; value: unknown } | { type: 'del'; key: string })[],
+    options: { sync: boolean },
+  ): Promise<void>;
+  close(): Promise<void>;
+}
+
 /** A leveldb with staged writes and group commit; see the module comment. */
 export class QueueJournal {
-  readonly #db: Level<string, unknown>;
+  readonly #db: JournalDb;
   #staged = new Map<string, unknown>();
   /** The batch being written, if any. */
   #writing: Promise<void> | undefined;
@@ -28,7 +37,8 @@ export class QueueJournal {
   #next: Promise<void> | undefined;
   #failure: unknown;
 
-  private constructor(db: Level<string, unknown>) {
+  /** A journal over `db`; `open` gives one over the leveldb in a folder. */
+  constructor(db: JournalDb) {
     this.#db = db;
   }
 

@@ -20,6 +20,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { flushUntilIdle } from '../../lib/local/final-flush.js';
 import { lambdaContext } from '../../lib/local/lambda-context.js';
+import { localPutAdmission, PutAdmission } from '../../lib/local/put-admission.js';
 import type { QueueSource } from '../../lib/local/sqs-event.js';
 import { SqsPoller } from '../../lib/local/sqs-poller.js';
 import { sweepExpiredItems, sweepExpiredSpills } from '../../lib/local/ttl-sweep.js';
@@ -191,6 +192,7 @@ export async function startStackRuntime(input: RuntimeInput): Promise<StackRunti
       port: input.httpPort,
       maxBodyBytes: service.config.maxBodyBytes,
       handlers: { put: putHttp, status: statusHttp },
+      admission: new PutAdmission(localPutAdmission(service.config)),
     });
   } catch (error) {
     await stopBackground();

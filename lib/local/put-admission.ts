@@ -1,0 +1,149 @@
+/**
+ * Admission of puts in the local gateway, per shard. Locally every DynamoDB
+ * request of every put queues for one emulator thread, so a burst on one
+ * shard makes every put of it slow — refusals included — until deadlines
+ * pass and refusals turn into 503s. Admission keeps a burst's answers fast:
+ *
+ * P1. At most `maxInFlight` puts of one shard are in the handler at once;
+ *     the others wait at the door in arrival order.
+ * P2. A put that cannot enter within `maxWaitMs` is refused with 429 and
+ *     Retry-After, before the handler: nothing was allocated or written, so
+ *     the refusal is exact and the caller's retry is safe.
+ * P3. Once the handler refused a put of a shard for its full buffer (429),
+ *     the shard's waiting and new puts are refused at once for `fullForMs`
+ *     (about one flush interval: until a tick can have freed room), rather
+ *     than each spending DynamoDB requests to learn the same.
+ * A put the handler answers otherwise (202, 200, 4xx, 5xx) only frees its
+ * place. Deployed, API Gateway and Lambda concurrency play this part.
+ */
+import type { ShardwalConfig } from '../config.js';
+import { BackpressureError } from '../errors.js';
+
+/** Options of `PutAdmission`. */
+export interface PutAdmissionOptions {
+  maxInFlight: number;
+  maxWaitMs: number;
+  fullForMs: number;
+  /** The Retry-After of an admission refusal, in seconds. */
+  retryAfterSeconds: number;
+  now?: () => number;
+}
+
+/** Puts of one shard in the handler at once (P1). */
+const MAX_IN_FLIGHT_PER_SHARD = 8;
+
+/**
+ * The local stack's admission: a put waits at most a tenth of its deadline
+ * at the door (500 ms by default), and a full buffer is taken as full for
+ * one flush interval.
+ */
+export function localPutAdmission(config: ShardwalConfig): PutAdmissionOptions {
+  const intervalMs = config.flushIntervalMs ?? 1000;
+  return {
+    maxInFlight: MAX_IN_FLIGHT_PER_SHARD,
+    maxWaitMs: Math.ceil(config.putDeadlineMs / 10),
+    fullForMs: intervalMs,
+    retryAfterSeconds: Math.max(1, Math.ceil(intervalMs / 1000)),
+  };
+}
+
+/** A put refused at the door (P2, P3): a 429 with Retry-After, nothing stored. */
+export class AdmissionRefusedError extends BackpressureError {
+  constructor(shard: string, reason: string, retryAfterSeconds: number) {
+    super(shard, 0, 0, 0, retryAfterSeconds);
+    this.name = 'AdmissionRefusedError';
+    this.message = `shard ${shard}: ${reason}; nothing was stored; retry after ${retryAfterSeconds}s`;
+  }
+}
+
+interface Waiter {
+  enter: () => void;
+  refuse: (error: AdmissionRefusedError) => void;
+  timer: NodeJS.Timeout;
+}
+
+interface ShardDoor {
+  inFlight: number;
+  waiting: Waiter[];
+  /** Until when the shard's buffer counts as full (P3). */
+  fullUntilMs: number;
+}
+
+/** What a put that entered hands back when the handler answered. */
+export type Leave = (status: number) => void;
+
+/** The per-shard door; see the module comment. */
+export class PutAdmission {
+  readonly #options: PutAdmissionOptions;
+  readonly #now: () => number;
+  readonly #doors = new Map<string, ShardDoor>();
+
+  constructor(options: PutAdmissionOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Resolves once the put may enter, with the function to call when it is answered; rejects with AdmissionRefusedError (P2, P3). */
+  async enter(shard: string): Promise<Leave> {
+    const door = this.#door(shard);
+    this.#refuseIfFull(shard, door);
+    if (door.inFlight < this.#options.maxInFlight) {
+      door.inFlight++;
+    } else {
+      await new Promise<void>((enter, refuse) => {
+        const timer = setTimeout(() => {
+          door.waiting = door.waiting.filter((w) => w !== waiter);
+          refuse(
+            this.#refusal(
+              shard,
+              `${door.inFlight} puts of the shard were in flight for ${this.#options.maxWaitMs} ms`,
+            ),
+          );
+        }, this.#options.maxWaitMs);
+        const waiter: Waiter = { enter, refuse, timer };
+        door.waiting.push(waiter);
+      });
+    }
+    let left = false;
+    return (status) => {
+      if (left) return;
+      left = true;
+      if (status === 429) door.fullUntilMs = this.#now() + this.#options.fullForMs;
+      this.#leave(shard, door);
+    };
+  }
+
+  #door(shard: string): ShardDoor {
+    let door = this.#doors.get(shard);
+    if (!door) {
+      door = { inFlight: 0, waiting: [], fullUntilMs: 0 };
+      this.#doors.set(shard, door);
+    }
+    return door;
+  }
+
+  #refuseIfFull(shard: string, door: ShardDoor): void {
+    if (this.#now() < door.fullUntilMs) {
+      throw this.#refusal(shard, 'its buffer was full a moment ago');
+    }
+  }
+
+  #leave(shard: string, door: ShardDoor): void {
+    door.inFlight--;
+    const full = this.#now() < door.fullUntilMs;
+    while (door.waiting.length > 0 && (full || door.inFlight < this.#options.maxInFlight)) {
+      const waiter = door.waiting.shift()!;
+      clearTimeout(waiter.timer);
+      if (full) waiter.refuse(this.#refusal(shard, 'its buffer was full a moment ago'));
+      else {
+        door.inFlight++;
+        waiter.enter();
+      }
+    }
+    if (door.inFlight === 0 && door.waiting.length === 0 && !full) this.#doors.delete(shard);
+  }
+
+  #refusal(shard: string, reason: string): AdmissionRefusedError {
+    return new AdmissionRefusedError(shard, reason, this.#options.retryAfterSeconds);
+  }
+}

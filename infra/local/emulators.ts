@@ -3,16 +3,18 @@
  * persisted under the data folder (`lib/local/persisted-sqs.ts` keeps every
  * queue and message across kill -9), with the ingest queue and its
  * dead-letter queue created through the SQS API, as the CDK stack declares
- * them. Both listen on 127.0.0.1 only. There is no local FIFO ingest queue:
+ * them. Both listen on 127.0.0.1 only. Each loads its SDK and emulator
+ * modules when it starts, so the two start side by side, and dynalite boots
+ * on its own thread while this one loads them (restart time bounds the
+ * crash test's stall, README "Liveness bounds"). There is no local FIFO ingest queue:
  * the local poller is not Lambda's FIFO event source, so FIFO behaviour is
  * tested in process with real FIFO event shapes (`test/sqs/`).
  */
-import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { LOCAL_RESOURCES } from '../../lib/local/data-dir.js';
 import { listenError } from '../../lib/local/listen-error.js';
 import { LOCAL_SETTINGS } from '../../lib/local/local-settings.js';
-import { startPersistedSqs } from '../../lib/local/persisted-sqs.js';
-import { ensureTable } from '../../lib/memtable/create-table.js';
+import type { PersistedSqs } from '../../lib/local/persisted-sqs.js';
 import { type DynaliteServer, startDynalite } from '../../lib/memtable/dynalite-server.js';
 import { INGEST_MAX_RECEIVE_COUNT } from '../../lib/sqs/hold-back.js';
 
@@ -28,12 +30,15 @@ export const VISIBILITY_TIMEOUT_SECONDS = 10;
 /** Starts dynalite on `dynamodbDir` and ensures the table. */
 export async function startLocalDynamo(dynamodbDir: string, port: number): Promise<DynaliteServer> {
   let server: DynaliteServer;
+  const creating = import('../../lib/memtable/create-table.js');
+  creating.catch(() => undefined); // awaited below
   try {
     server = await startDynalite({ path: dynamodbDir, port });
   } catch (error) {
     throw listenError(LOCAL_SETTINGS.dynamodbPort.env, port, error);
   }
   try {
+    const { ensureTable } = await creating;
     await ensureTable({ client: server.client, tableName: LOCAL_RESOURCES.tableName });
   } catch (error) {
     await server.close();
@@ -57,7 +62,12 @@ export interface LocalQueues {
  * queue and its dead-letter queue, redriving as deployed.
  */
 export async function startLocalQueues(sqsDir: string, port: number): Promise<LocalQueues> {
-  let emulator: Awaited<ReturnType<typeof startPersistedSqs>>;
+  const [{ startPersistedSqs }, { CreateQueueCommand, GetQueueAttributesCommand, SQSClient }] =
+    await Promise.all([
+      import('../../lib/local/persisted-sqs.js'),
+      import('@aws-sdk/client-sqs'),
+    ]);
+  let emulator: PersistedSqs;
   try {
     emulator = await startPersistedSqs({ dir: sqsDir, port, region: LOCAL_RESOURCES.region });
   } catch (error) {

@@ -8,8 +8,8 @@
  * final flush and loses no acked row; a restart on the same data folder finds
  * everything.
  *
- * Start order: refuse a data folder in use → dynalite (+ table) → fauxqs
- * (+ queues) → the handlers' environment → the runtime (handlers, ticker,
+ * Start order: refuse a data folder in use → dynalite (+ table) and fauxqs
+ * (+ queues), side by side → the handlers' environment → the runtime (handlers, ticker,
  * poller, gateway; `stack-runtime.ts`) → `stack.json`. A failure part-way
  * closes what was started, in reverse.
  */
@@ -58,10 +58,17 @@ export async function startLocalStack(settings: LocalSettings): Promise<LocalSta
 
   const undo: Array<() => Promise<unknown>> = [];
   try {
-    const dynamo = await startLocalDynamo(layout.dynamodbDir, settings.dynamodbPort);
-    undo.push(dynamo.close);
-    const queues = await startLocalQueues(layout.sqsDir, settings.sqsPort);
-    undo.push(queues.close);
+    // Side by side: dynalite boots on its own thread while this one loads the SQS emulator.
+    const [dynamoStart, queuesStart] = await Promise.allSettled([
+      startLocalDynamo(layout.dynamodbDir, settings.dynamodbPort),
+      startLocalQueues(layout.sqsDir, settings.sqsPort),
+    ]);
+    if (dynamoStart.status === 'fulfilled') undo.push(dynamoStart.value.close);
+    if (queuesStart.status === 'fulfilled') undo.push(queuesStart.value.close);
+    if (dynamoStart.status === 'rejected') throw dynamoStart.reason;
+    if (queuesStart.status === 'rejected') throw queuesStart.reason;
+    const dynamo = dynamoStart.value;
+    const queues = queuesStart.value;
 
     // Restored on stop, so an embedding process (tests, the bench) gets its environment back.
     const restoreEnvironment = applyEnvironment(

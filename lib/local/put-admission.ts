@@ -1,20 +1,24 @@
 /**
  * Admission of puts in the local gateway, per shard. Locally every DynamoDB
  * request of every put queues for one emulator thread, so a burst on one
- * shard makes every put of it slow — refusals included — until deadlines
- * pass and refusals turn into 503s. Admission keeps a burst's answers fast:
+ * shard made every put of it slow — refusals included — until deadlines
+ * passed and refusals turned into 503s. Admission keeps a burst's answers
+ * fast and its puts within their deadlines:
  *
  * P1. At most `maxInFlight` puts of one shard are in the handler at once;
- *     the others wait at the door in arrival order.
- * P2. A put that cannot enter within `maxWaitMs` is refused with 429 and
- *     Retry-After, before the handler: nothing was allocated or written, so
- *     the refusal is exact and the caller's retry is safe.
- * P3. Once the handler refused a put of a shard for its full buffer (429),
- *     the shard's waiting and new puts are refused at once for `fullForMs`
- *     (about one flush interval: until a tick can have freed room), rather
- *     than each spending DynamoDB requests to learn the same.
+ *     the others wait at the door in arrival order. A put's deadline starts
+ *     in the handler, so waiting never turns into a 503; a put is never
+ *     refused for waiting (deployed, nothing refuses a put for concurrency
+ *     either, short of API Gateway's throttle).
+ * P2. Once the handler refused a put of a shard for its full buffer (429),
+ *     the shard's waiting and new puts are refused at once, with 429 and
+ *     Retry-After, for `fullForMs` (about one flush interval: until a tick
+ *     can have freed room), rather than each spending DynamoDB requests to
+ *     learn the same. A put refused at the door never reached the handler:
+ *     nothing was allocated or written, so the refusal is exact and the
+ *     caller's retry safe.
  * A put the handler answers otherwise (202, 200, 4xx, 5xx) only frees its
- * place. Deployed, API Gateway and Lambda concurrency play this part.
+ * place.
  */
 import type { ShardwalConfig } from '../config.js';
 import { BackpressureError } from '../errors.js';
@@ -22,7 +26,6 @@ import { BackpressureError } from '../errors.js';
 /** Options of `PutAdmission`. */
 export interface PutAdmissionOptions {
   maxInFlight: number;
-  maxWaitMs: number;
   fullForMs: number;
   /** The Retry-After of an admission refusal, in seconds. */
   retryAfterSeconds: number;
@@ -32,22 +35,17 @@ export interface PutAdmissionOptions {
 /** Puts of one shard in the handler at once (P1). */
 const MAX_IN_FLIGHT_PER_SHARD = 8;
 
-/**
- * The local stack's admission: a put waits at most a tenth of its deadline
- * at the door (500 ms by default), and a full buffer is taken as full for
- * one flush interval.
- */
+/** The local stack's admission: a full buffer is taken as full for one flush interval. */
 export function localPutAdmission(config: ShardwalConfig): PutAdmissionOptions {
   const intervalMs = config.flushIntervalMs ?? 1000;
   return {
     maxInFlight: MAX_IN_FLIGHT_PER_SHARD,
-    maxWaitMs: Math.ceil(config.putDeadlineMs / 10),
     fullForMs: intervalMs,
     retryAfterSeconds: Math.max(1, Math.ceil(intervalMs / 1000)),
   };
 }
 
-/** A put refused at the door (P2, P3): a 429 with Retry-After, nothing stored. */
+/** A put refused at the door (P2): a 429 with Retry-After, nothing stored. */
 export class AdmissionRefusedError extends BackpressureError {
   constructor(shard: string, reason: string, retryAfterSeconds: number) {
     super(shard, 0, 0, 0, retryAfterSeconds);
@@ -59,13 +57,12 @@ export class AdmissionRefusedError extends BackpressureError {
 interface Waiter {
   enter: () => void;
   refuse: (error: AdmissionRefusedError) => void;
-  timer: NodeJS.Timeout;
 }
 
 interface ShardDoor {
   inFlight: number;
   waiting: Waiter[];
-  /** Until when the shard's buffer counts as full (P3). */
+  /** Until when the shard's buffer counts as full (P2). */
   fullUntilMs: number;
 }
 
@@ -83,7 +80,7 @@ export class PutAdmission {
     this.#now = options.now ?? Date.now;
   }
 
-  /** Resolves once the put may enter, with the function to call when it is answered; rejects with AdmissionRefusedError (P2, P3). */
+  /** Resolves once the put may enter (P1), with the function to call when it is answered; rejects with AdmissionRefusedError (P2). */
   async enter(shard: string): Promise<Leave> {
     const door = this.#door(shard);
     this.#refuseIfFull(shard, door);
@@ -91,17 +88,7 @@ export class PutAdmission {
       door.inFlight++;
     } else {
       await new Promise<void>((enter, refuse) => {
-        const timer = setTimeout(() => {
-          door.waiting = door.waiting.filter((w) => w !== waiter);
-          refuse(
-            this.#refusal(
-              shard,
-              `${door.inFlight} puts of the shard were in flight for ${this.#options.maxWaitMs} ms`,
-            ),
-          );
-        }, this.#options.maxWaitMs);
-        const waiter: Waiter = { enter, refuse, timer };
-        door.waiting.push(waiter);
+        door.waiting.push({ enter, refuse });
       });
     }
     let left = false;
@@ -133,7 +120,6 @@ export class PutAdmission {
     const full = this.#now() < door.fullUntilMs;
     while (door.waiting.length > 0 && (full || door.inFlight < this.#options.maxInFlight)) {
       const waiter = door.waiting.shift()!;
-      clearTimeout(waiter.timer);
       if (full) waiter.refuse(this.#refusal(shard, 'its buffer was full a moment ago'));
       else {
         door.inFlight++;

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ErrorKind } from '../../lib/errors.js';
 import { AdmissionRefusedError, PutAdmission } from '../../lib/local/put-admission.js';
 
-const OPTIONS = { maxInFlight: 2, maxWaitMs: 500, fullForMs: 1_000, retryAfterSeconds: 1 };
+const OPTIONS = { maxInFlight: 2, fullForMs: 1_000, retryAfterSeconds: 1 };
 
 /** Settles `promise` into what it gave: a leave function or the refusal. */
 function outcome(promise: Promise<unknown>) {
@@ -41,31 +41,32 @@ describe('PutAdmission', () => {
       expect(third.value).toBeTypeOf('function');
     });
 
-    it('refuses with a 429-kind error and Retry-After a put that waited maxWaitMs (P2)', async () => {
+    it('never refuses a put for waiting: it waits until a place frees (P1)', async () => {
       const admission = new PutAdmission(OPTIONS);
-      await admission.enter('a');
+      const first = await admission.enter('a');
       await admission.enter('a');
       const waiting = outcome(admission.enter('a'));
-      await vi.advanceTimersByTimeAsync(499);
+      await vi.advanceTimersByTimeAsync(60_000);
       expect(waiting).toEqual({});
-      await vi.advanceTimersByTimeAsync(1);
-      expect(waiting.error).toBeInstanceOf(AdmissionRefusedError);
-      const error = waiting.error as AdmissionRefusedError;
-      expect(error.kind).toBe(ErrorKind.backpressure);
-      expect(error.retryAfterSeconds).toBe(1);
-      expect(error.message).toMatch(
-        /shard a: 2 puts of the shard were in flight for 500 ms; nothing was stored/,
-      );
+      first(202);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(waiting.value).toBeTypeOf('function');
     });
 
-    it('refuses waiting and new puts at once for fullForMs after a 429, then admits again (P3)', async () => {
+    it('refuses waiting and new puts at once with a 429 for fullForMs after a 429, then admits again (P2)', async () => {
       const admission = new PutAdmission(OPTIONS);
       const first = await admission.enter('a');
       await admission.enter('a');
       const waiting = outcome(admission.enter('a'));
       first(429);
       await vi.advanceTimersByTimeAsync(0);
-      expect((waiting.error as Error).message).toMatch(/its buffer was full a moment ago/);
+      const error = waiting.error as AdmissionRefusedError;
+      expect(error).toBeInstanceOf(AdmissionRefusedError);
+      expect(error.kind).toBe(ErrorKind.backpressure);
+      expect(error.retryAfterSeconds).toBe(1);
+      expect(error.message).toMatch(
+        /^shard a: its buffer was full a moment ago; nothing was stored; retry after 1s$/,
+      );
       await expect(admission.enter('a')).rejects.toBeInstanceOf(AdmissionRefusedError);
       await vi.advanceTimersByTimeAsync(1_000);
       expect(await admission.enter('a')).toBeTypeOf('function');

@@ -5,8 +5,8 @@
  * past the buffer limit must get its 429s fast (well within the put
  * deadline) and no 503.
  *
- *   node --import tsx bench/burst.ts   (BURST_PUTS=400, BURST_PUT_BYTES=8192,
- *                                       BURST_MAX_BUFFERED_BYTES=204800)
+ *   npm run bench:burst   (BURST_PUTS=400, BURST_PUT_BYTES=8192,
+ *                          BURST_MAX_BUFFERED_BYTES=204800)
  *
  * The stack runs as a child process (`shardwal start`), with its defaults
  * but the buffer limit (and a flush trigger at half of it, which must not

@@ -3,7 +3,8 @@
  * has set the handlers' environment (this module and the handlers read it at
  * load time): the handlers from `functions/`, the flush ticker as a timer
  * loop, the SQS poller, the HTTP gateway, and the export and verify jobs on
- * their schedules (`local-jobs.ts`).
+ * their schedules (`local-jobs.ts`). Before any of them starts, the gaps the
+ * previous run left are sealed (`lib/local/dead-gaps.ts`).
  *
  * Stop order, so no acked row is lost:
  * 1. the gateway stops accepting and answers the requests in flight (the
@@ -18,6 +19,7 @@
 
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { LOCAL_TICKER_OWNER_PREFIX, sealDeadGaps } from '../../lib/local/dead-gaps.js';
 import { flushUntilIdle } from '../../lib/local/final-flush.js';
 import { lambdaContext } from '../../lib/local/lambda-context.js';
 import { localPutAdmission, PutAdmission } from '../../lib/local/put-admission.js';
@@ -109,7 +111,14 @@ export async function startStackRuntime(input: RuntimeInput): Promise<StackRunti
       : loadHandler<JobHandler>('recover.ts', input.instance),
   ]);
   const service = serviceFromEnv();
-  const tickDeps = service.tick(`local-stack-${process.pid}-${input.instance}`);
+  // Before any put is served or any tick runs: the previous run's gaps can never be written.
+  for (const { shard, seqs } of await sealDeadGaps(service.table, Date.now())) {
+    logger.warn('sealed void the seqs the previous run allocated and never wrote', {
+      shard,
+      seqs,
+    });
+  }
+  const tickDeps = service.tick(`${LOCAL_TICKER_OWNER_PREFIX}${process.pid}-${input.instance}`);
 
   const intervalMs = input.flushIntervalMs;
   const ticker = new FlushTicker({

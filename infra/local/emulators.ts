@@ -63,10 +63,7 @@ export interface LocalQueues {
  */
 export async function startLocalQueues(sqsDir: string, port: number): Promise<LocalQueues> {
   const [{ startPersistedSqs }, { CreateQueueCommand, GetQueueAttributesCommand, SQSClient }] =
-    await Promise.all([
-      import('../../lib/local/persisted-sqs.js'),
-      import('@aws-sdk/client-sqs'),
-    ]);
+    await Promise.all([import('../../lib/local/persisted-sqs.js'), import('@aws-sdk/client-sqs')]);
   let emulator: PersistedSqs;
   try {
     emulator = await startPersistedSqs({ dir: sqsDir, port, region: LOCAL_RESOURCES.region });

@@ -99,7 +99,7 @@ async function main() {
     `worst stall per kill ${Math.max(...stalls)} ms (median ${median(stalls)} ms), from the kill until every seq allocated before it was durable`,
   );
   console.log(
-    `restart (kill to HTTP API up) worst ${Math.max(...restarts)} ms (median ${median(restarts)} ms); after the restart, worst ${Math.max(...sinceRestart)} ms (median ${median(sinceRestart)} ms) until durable: gap seal ${GAP_SEAL_MS} ms from the first put after the restart, then a tick`,
+    `restart (kill to HTTP API up) worst ${Math.max(...restarts)} ms (median ${median(restarts)} ms); after the restart worst ${Math.max(...sinceRestart)} ms (median ${median(sinceRestart)} ms), the first ticks (the start-up seal leaves no gap for the ${GAP_SEAL_MS} ms gap seal)`,
   );
   if (result.lost + result.duplicated + result.reordered + result.foreign > 0) process.exitCode = 1;
 }
@@ -188,12 +188,14 @@ async function stallAfterRestart(killedAt: number) {
     if (status) targets.set(`c${s}`, status.nextSeq - 1);
   }
   for (;;) {
-    let behind = 0;
-    for (const [shard, target] of targets) {
-      const status = await shardStatus(shard);
-      if (!status || status.durableSeq < target) behind += 1;
-    }
-    if (behind === 0) break;
+    // Every shard at once, so a round (the measurement's granularity) is one status request long.
+    const behind = await Promise.all(
+      [...targets].map(async ([shard, target]) => {
+        const status = await shardStatus(shard);
+        return !status || status.durableSeq < target;
+      }),
+    );
+    if (!behind.includes(true)) break;
     await sleep(100);
   }
   return { sinceRestartMs: Date.now() - restartedAt, sinceKillMs: Date.now() - killedAt };

@@ -2,7 +2,7 @@
  * Errors of the local stack and of the CLI commands that read its data
  * folder. Each names the folder (and the process holding it, when known).
  */
-import { ErrorKind, ShardwalError } from '../errors.js';
+import { BackpressureError, ErrorKind, ShardwalError } from '../errors.js';
 
 /** A stack already runs on this data folder. */
 export class StackRunningError extends ShardwalError {
@@ -36,5 +36,18 @@ export class NoLocalDataError extends ShardwalError {
       `no shardwal data in ${dataDir}; run \`shardwal start\` first, or point SHARDWAL_DATA_DIR (--data-dir) at an existing data folder`,
     );
     this.name = 'NoLocalDataError';
+  }
+}
+
+/**
+ * A put the local gateway's door refused (`put-admission.ts`): a 429 with
+ * Retry-After, like the buffer's own refusal; the put never reached the
+ * handler, so nothing was stored.
+ */
+export class AdmissionRefusedError extends BackpressureError {
+  constructor(shard: string, reason: string, retryAfterSeconds: number) {
+    super(shard, 0, 0, 0, retryAfterSeconds);
+    this.name = 'AdmissionRefusedError';
+    this.message = `shard ${shard}: ${reason}; nothing was stored; retry after ${retryAfterSeconds}s`;
   }
 }

@@ -21,7 +21,7 @@
  * place.
  */
 import type { ShardwalConfig } from '../config.js';
-import { BackpressureError } from '../errors.js';
+import { AdmissionRefusedError } from './errors.js';
 
 /** Options of `PutAdmission`. */
 export interface PutAdmissionOptions {
@@ -43,15 +43,6 @@ export function localPutAdmission(config: ShardwalConfig): PutAdmissionOptions {
     fullForMs: intervalMs,
     retryAfterSeconds: Math.max(1, Math.ceil(intervalMs / 1000)),
   };
-}
-
-/** A put refused at the door (P2): a 429 with Retry-After, nothing stored. */
-export class AdmissionRefusedError extends BackpressureError {
-  constructor(shard: string, reason: string, retryAfterSeconds: number) {
-    super(shard, 0, 0, 0, retryAfterSeconds);
-    this.name = 'AdmissionRefusedError';
-    this.message = `shard ${shard}: ${reason}; nothing was stored; retry after ${retryAfterSeconds}s`;
-  }
 }
 
 interface Waiter {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ErrorKind } from '../../lib/errors.js';
-import { AdmissionRefusedError, PutAdmission } from '../../lib/local/put-admission.js';
+import { AdmissionRefusedError } from '../../lib/local/errors.js';
+import { PutAdmission } from '../../lib/local/put-admission.js';
 
 const OPTIONS = { maxInFlight: 2, fullForMs: 1_000, retryAfterSeconds: 1 };
 

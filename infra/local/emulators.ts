@@ -1,17 +1,20 @@
 /**
- * The local stack's emulators: dynalite (DynamoDB) persisted under the data
- * folder, and fauxqs (SQS, in memory) with the ingest queue and its
+ * The local stack's emulators: dynalite (DynamoDB) and fauxqs (SQS), both
+ * persisted under the data folder (`lib/local/persisted-sqs.ts` keeps every
+ * queue and message across kill -9), with the ingest queue and its
  * dead-letter queue created through the SQS API, as the CDK stack declares
- * them. Both listen on 127.0.0.1 only. There is no local FIFO ingest queue:
+ * them. Both listen on 127.0.0.1 only. Each loads its SDK and emulator
+ * modules when it starts, so the two start side by side, and dynalite boots
+ * on its own thread while this one loads them (restart time bounds the
+ * crash test's stall, README "Liveness bounds"). There is no local FIFO ingest queue:
  * the local poller is not Lambda's FIFO event source, so FIFO behaviour is
  * tested in process with real FIFO event shapes (`test/sqs/`).
  */
-import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { buildApp } from 'fauxqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { LOCAL_RESOURCES } from '../../lib/local/data-dir.js';
 import { type DerivedPort, listenError } from '../../lib/local/listen-error.js';
 import { LOCAL_SETTINGS } from '../../lib/local/local-settings.js';
-import { ensureTable } from '../../lib/memtable/create-table.js';
+import type { PersistedSqs } from '../../lib/local/persisted-sqs.js';
 import { type DynaliteServer, startDynalite } from '../../lib/memtable/dynalite-server.js';
 import { INGEST_MAX_RECEIVE_COUNT } from '../../lib/sqs/hold-back.js';
 
@@ -31,12 +34,15 @@ export async function startLocalDynamo(
   derived?: DerivedPort,
 ): Promise<DynaliteServer> {
   let server: DynaliteServer;
+  const creating = import('../../lib/memtable/create-table.js');
+  creating.catch(() => undefined); // awaited below
   try {
     server = await startDynalite({ path: dynamodbDir, port });
   } catch (error) {
     throw listenError(LOCAL_SETTINGS.dynamodbPort.env, port, error, derived);
   }
   try {
+    const { ensureTable } = await creating;
     await ensureTable({ client: server.client, tableName: LOCAL_RESOURCES.tableName });
   } catch (error) {
     await server.close();
@@ -55,16 +61,24 @@ export interface LocalQueues {
   close: () => Promise<void>;
 }
 
-/** Starts fauxqs with the ingest queue and its dead-letter queue, redriving as deployed. */
-export async function startLocalQueues(port: number, derived?: DerivedPort): Promise<LocalQueues> {
-  const app = buildApp({ logger: false, defaultRegion: LOCAL_RESOURCES.region });
-  let endpoint: string;
+/**
+ * Starts the SQS emulator on the queues kept in `sqsDir`, with the ingest
+ * queue and its dead-letter queue, redriving as deployed.
+ */
+export async function startLocalQueues(
+  sqsDir: string,
+  port: number,
+  derived?: DerivedPort,
+): Promise<LocalQueues> {
+  const [{ startPersistedSqs }, { CreateQueueCommand, GetQueueAttributesCommand, SQSClient }] =
+    await Promise.all([import('../../lib/local/persisted-sqs.js'), import('@aws-sdk/client-sqs')]);
+  let emulator: PersistedSqs;
   try {
-    endpoint = await app.listen({ port, host: '127.0.0.1' });
+    emulator = await startPersistedSqs({ dir: sqsDir, port, region: LOCAL_RESOURCES.region });
   } catch (error) {
-    await app.close();
     throw listenError(LOCAL_SETTINGS.sqsPort.env, port, error, derived);
   }
+  const { endpoint } = emulator;
   const client = new SQSClient({
     endpoint,
     region: LOCAL_RESOURCES.region,
@@ -72,7 +86,7 @@ export async function startLocalQueues(port: number, derived?: DerivedPort): Pro
   });
   const close = async () => {
     client.destroy();
-    await app.close();
+    await emulator.close();
   };
   try {
     const queueArnOf = async (queueUrl: string) => {

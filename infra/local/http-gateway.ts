@@ -4,6 +4,9 @@
  * enforced while reading, converted to the payload-2.0 event and handed to
  * the same handler the deployed API invokes.
  *
+ * Puts pass the per-shard admission first (`lib/local/put-admission.ts`),
+ * which refuses a burst's excess with fast 429s before the handler.
+ *
  * `close()` stops accepting connections and resolves once the requests in
  * flight have been answered (a durable put still waits for its tick: the
  * ticker stops after the gateway).
@@ -19,6 +22,7 @@ import { matchRoute, RouteTarget } from '../../lib/local/http-routes.js';
 import { lambdaContext } from '../../lib/local/lambda-context.js';
 import { listenError } from '../../lib/local/listen-error.js';
 import { LOCAL_SETTINGS } from '../../lib/local/local-settings.js';
+import type { Leave, PutAdmission } from '../../lib/local/put-admission.js';
 import { readBody } from '../../lib/local/read-body.js';
 
 /** An HTTP API handler as `functions/` exports it. */
@@ -32,6 +36,8 @@ export interface HttpGatewayOptions {
   port: number;
   maxBodyBytes: number;
   handlers: Record<RouteTarget, HttpHandler>;
+  /** The door puts pass before their handler; none: every put goes straight in. */
+  admission?: PutAdmission;
   /** Requests still running this long after `close()` have their connections cut. */
   closeGraceMs?: number;
 }
@@ -60,6 +66,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
   };
 
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    let leave: Leave | undefined;
     try {
       const method = request.method ?? 'GET';
       const path = new URL(request.url ?? '/', 'http://localhost').pathname;
@@ -69,17 +76,31 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
         send(response, errorResponse(new NotFoundError(`route ${method} ${path}`)));
         return;
       }
+      if (route.target === RouteTarget.put && options.admission) {
+        try {
+          leave = await options.admission.enter(route.pathParameters.shard ?? '');
+        } catch (error) {
+          // Refused at the door: the body is discarded unread, nothing reached the handler.
+          request.resume();
+          send(response, errorResponse(error));
+          return;
+        }
+      }
       const body = await readBody(request, options.maxBodyBytes);
       if (body.status === 'too-large') {
         // The handler's own 413 (same setting named), answered before the body is buffered.
         const error = bodyTooLarge(body.limitBytes, body.gotBytes, !body.declared);
+        leave?.(413);
         send(response, errorResponse(error), true);
         return;
       }
       const event = toApiGatewayEvent(request, route, body.bytes);
       const context = lambdaContext(FUNCTION_NAMES[route.target]);
-      send(response, await options.handlers[route.target](event, context));
+      const result = await options.handlers[route.target](event, context);
+      leave?.(typeof result === 'object' ? (result.statusCode ?? 200) : 200);
+      send(response, result);
     } catch (error) {
+      leave?.(500);
       // errorResponse logs what is not a shardwal error and answers 500 without internals.
       if (!response.headersSent) send(response, errorResponse(error), true);
       else response.destroy();

@@ -1,14 +1,15 @@
 /**
  * The local stack: the whole service on one machine with no AWS account —
  * the same handlers, DynamoDB as dynalite persisted under the data folder,
- * the object store on the filesystem under it, SQS as fauxqs in process, the
+ * the object store on the filesystem under it, SQS as fauxqs in process with
+ * its queues persisted under it too, the
  * ticker as a timer loop, the export and verify jobs on their own timers, and
  * the HTTP API on a local port. `stop()` waits for a running job, performs a
  * final flush and loses no acked row; a restart on the same data folder finds
  * everything.
  *
- * Start order: refuse a data folder in use → dynalite (+ table) → fauxqs
- * (+ queues) → the handlers' environment → the runtime (handlers, ticker,
+ * Start order: refuse a data folder in use → dynalite (+ table) and fauxqs
+ * (+ queues), side by side → the handlers' environment → the runtime (handlers, ticker,
  * poller, gateway; `stack-runtime.ts`) → `stack.json`. A failure part-way
  * closes what was started, in reverse.
  */
@@ -69,17 +70,25 @@ export async function startLocalStack(settings: LocalSettings): Promise<LocalSta
 
   const undo: Array<() => Promise<unknown>> = [];
   try {
-    const dynamo = await startLocalDynamo(
-      layout.dynamodbDir,
-      settings.dynamodbPort,
-      derivedPort(settings, settings.dynamodbPort, 1, 'DynamoDB'),
-    );
-    undo.push(dynamo.close);
-    const queues = await startLocalQueues(
-      settings.sqsPort,
-      derivedPort(settings, settings.sqsPort, 2, 'SQS'),
-    );
-    undo.push(queues.close);
+    // Side by side: dynalite boots on its own thread while this one loads the SQS emulator.
+    const [dynamoStart, queuesStart] = await Promise.allSettled([
+      startLocalDynamo(
+        layout.dynamodbDir,
+        settings.dynamodbPort,
+        derivedPort(settings, settings.dynamodbPort, 1, 'DynamoDB'),
+      ),
+      startLocalQueues(
+        layout.sqsDir,
+        settings.sqsPort,
+        derivedPort(settings, settings.sqsPort, 2, 'SQS'),
+      ),
+    ]);
+    if (dynamoStart.status === 'fulfilled') undo.push(dynamoStart.value.close);
+    if (queuesStart.status === 'fulfilled') undo.push(queuesStart.value.close);
+    if (dynamoStart.status === 'rejected') throw dynamoStart.reason;
+    if (queuesStart.status === 'rejected') throw queuesStart.reason;
+    const dynamo = dynamoStart.value;
+    const queues = queuesStart.value;
 
     // Restored on stop, so an embedding process (tests, the bench) gets its environment back.
     const restoreEnvironment = applyEnvironment(

@@ -3,23 +3,26 @@
  * has set the handlers' environment (this module and the handlers read it at
  * load time): the handlers from `functions/`, the flush ticker as a timer
  * loop, the SQS poller, the HTTP gateway, and the export and verify jobs on
- * their schedules (`local-jobs.ts`).
+ * their schedules (`local-jobs.ts`). Before any of them starts, the gaps the
+ * previous run left are sealed (`lib/local/dead-gaps.ts`).
  *
  * Stop order, so no acked row is lost:
  * 1. the gateway stops accepting and answers the requests in flight (the
  *    ticker still runs, so durable puts in flight can complete);
- * 2. the SQS poller finishes its batch and drains the queue, parked
- *    messages included (the emulator keeps messages in memory only; the
- *    report counts what was left); meanwhile the job schedules stop and a
- *    running job is told to wrap up and awaited;
+ * 2. the SQS poller finishes its batch; what is left on the queues stays
+ *    there, on disk, for the next start (the report counts it); meanwhile
+ *    the job schedules stop and a running job is told to wrap up and
+ *    awaited;
  * 3. the ticker runs its final tick and the queued flush requests, then ticks
  *    again while that still makes progress (`flushUntilIdle`).
  */
 
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { LOCAL_TICKER_OWNER_PREFIX, sealDeadGaps } from '../../lib/local/dead-gaps.js';
 import { flushUntilIdle } from '../../lib/local/final-flush.js';
 import { lambdaContext } from '../../lib/local/lambda-context.js';
+import { localPutAdmission, PutAdmission } from '../../lib/local/put-admission.js';
 import type { QueueSource } from '../../lib/local/sqs-event.js';
 import { SqsPoller } from '../../lib/local/sqs-poller.js';
 import { sweepExpiredItems, sweepExpiredSpills } from '../../lib/local/ttl-sweep.js';
@@ -64,10 +67,8 @@ export interface RuntimeInput {
 
 /** What stopping found. */
 export interface StopReport {
-  /** Messages still on the ingest queue when the drain gave up (lost with the emulator). */
+  /** Messages left on the ingest queue (visible, delayed or held back), kept for the next start. */
   sqsMessagesLeft: number;
-  /** Of those, the ones parked after a retryable failure (still failing when the drain ended). */
-  sqsMessagesParked: number;
   /** Shards still pending after the final flush (kept in the memtable, flushed on the next start). */
   pendingShards: string[];
 }
@@ -91,6 +92,23 @@ async function loadHandler<H>(file: string, instance: number): Promise<H> {
   return scoped as H;
 }
 
+/**
+ * A job's handler, loaded at its first run rather than at start: a job runs
+ * a period after start at the earliest, and a restart that loads less is up
+ * sooner (restart time bounds the crash test's stall).
+ */
+function lazyHandler<H extends (...args: never[]) => Promise<unknown>>(
+  file: string,
+  instance: number,
+): H {
+  let loaded: Promise<H> | undefined;
+  const call = async (...args: Parameters<H>) => {
+    loaded ??= loadHandler<H>(file, instance);
+    return (await loaded)(...args);
+  };
+  return call as H;
+}
+
 /** Runs ticker work logging as the flush ticker function, not as whichever put ran last. */
 function asTicker<T>(fn: () => Promise<T>): Promise<T> {
   return withLogScope(lambdaContext('shardwal-flush-tick'), fn);
@@ -103,20 +121,29 @@ function publishMetrics(): void {
 /** Starts the handlers, ticker, poller and gateway. */
 export async function startStackRuntime(input: RuntimeInput): Promise<StackRuntime> {
   const tables = tablesConfigFromEnv();
-  const [putHttp, statusHttp, putSqs, exportJob, recoverJob, tableJob] = await Promise.all([
+  const [putHttp, statusHttp, putSqs] = await Promise.all([
     loadHandler<HttpHandler>('put-http.ts', input.instance),
     loadHandler<HttpHandler>('status-http.ts', input.instance),
     loadHandler<SqsHandler>('put-sqs.ts', input.instance),
+  ]);
+  const exportJob =
     input.exportEveryMs === undefined
       ? undefined
-      : loadHandler<JobHandler>('export.ts', input.instance),
+      : lazyHandler<JobHandler>('export.ts', input.instance);
+  const recoverJob =
     input.verifyEveryMs === undefined
       ? undefined
-      : loadHandler<JobHandler>('recover.ts', input.instance),
-    tables && loadHandler<JobHandler>('table-commit.ts', input.instance),
-  ]);
+      : lazyHandler<JobHandler>('recover.ts', input.instance);
+  const tableJob = tables ? lazyHandler<JobHandler>('table-commit.ts', input.instance) : undefined;
   const service = serviceFromEnv();
-  const tickDeps = service.tick(`local-stack-${process.pid}-${input.instance}`);
+  // Before any put is served or any tick runs: the previous run's gaps can never be written.
+  for (const { shard, seqs } of await sealDeadGaps(service.table, Date.now())) {
+    logger.warn('sealed void the seqs the previous run allocated and never wrote', {
+      shard,
+      seqs,
+    });
+  }
+  const tickDeps = service.tick(`${LOCAL_TICKER_OWNER_PREFIX}${process.pid}-${input.instance}`);
 
   const intervalMs = input.flushIntervalMs;
   const ticker = new FlushTicker({
@@ -185,12 +212,9 @@ export async function startStackRuntime(input: RuntimeInput): Promise<StackRunti
           },
   });
 
-  const stopBackground = async (drainTimeoutMs: number): Promise<StopReport> => {
+  const stopBackground = async (): Promise<StopReport> => {
     // A running job is awaited before the final flush and before any client closes.
-    const [{ left, parked }] = await Promise.all([poller.stop({ drainTimeoutMs }), jobs.stop()]);
-    if (left > 0) {
-      logger.warn('ingest queue not drained before stop', { messagesLeft: left, parked });
-    }
+    const [{ left }] = await Promise.all([poller.stop(), jobs.stop()]);
     await ticker.stop();
     setLocalFlushRequester(undefined);
     const pendingShards = await flushUntilIdle(tickDeps).catch((error: unknown) => {
@@ -198,7 +222,7 @@ export async function startStackRuntime(input: RuntimeInput): Promise<StackRunti
       return ['(unknown: final flush failed)'];
     });
     service.table.client.destroy();
-    return { sqsMessagesLeft: left, sqsMessagesParked: parked, pendingShards };
+    return { sqsMessagesLeft: left, pendingShards };
   };
 
   let gateway: Awaited<ReturnType<typeof startHttpGateway>>;
@@ -207,9 +231,10 @@ export async function startStackRuntime(input: RuntimeInput): Promise<StackRunti
       port: input.httpPort,
       maxBodyBytes: service.config.maxBodyBytes,
       handlers: { put: putHttp, status: statusHttp },
+      admission: new PutAdmission(localPutAdmission(service.config)),
     });
   } catch (error) {
-    await stopBackground(0);
+    await stopBackground();
     throw error;
   }
 
@@ -218,7 +243,7 @@ export async function startStackRuntime(input: RuntimeInput): Promise<StackRunti
     jobs,
     stop: async () => {
       await gateway.close();
-      return stopBackground(10_000);
+      return stopBackground();
     },
   };
 }

@@ -97,7 +97,7 @@ export const startCommand: CliCommand = {
       report.pendingShards.length > 0 &&
         `still pending (flushed on the next start): ${report.pendingShards.join(', ')}`,
       report.sqsMessagesLeft > 0 &&
-        `${report.sqsMessagesLeft} SQS messages were not drained (the emulator keeps none)`,
+        `${report.sqsMessagesLeft} SQS messages stay on the ingest queue (handled after the next start)`,
     ].filter(Boolean);
     await writeText(
       io.stderr,

@@ -4,6 +4,7 @@
  *
  *   <dataDir>/dynamodb/    dynalite's leveldb (shard records, batches, idempotency)
  *   <dataDir>/objects/     the filesystem object store (WAL objects, AOF exports)
+ *   <dataDir>/sqs/         the SQS emulator's queues and messages (leveldb, `persisted-sqs.ts`)
  *   <dataDir>/stack.json   present only while a stack runs (see `stack-file.ts`)
  */
 import path from 'node:path';
@@ -22,6 +23,7 @@ export interface DataDirLayout {
   root: string;
   dynamodbDir: string;
   objectsDir: string;
+  sqsDir: string;
   stackFile: string;
 }
 
@@ -32,6 +34,7 @@ export function dataDirLayout(dataDir: string): DataDirLayout {
     root,
     dynamodbDir: path.join(root, 'dynamodb'),
     objectsDir: path.join(root, 'objects'),
+    sqsDir: path.join(root, 'sqs'),
     stackFile: path.join(root, 'stack.json'),
   };
 }

@@ -2,7 +2,7 @@
  * Errors of the local stack and of the CLI commands that read its data
  * folder. Each names the folder (and the process holding it, when known).
  */
-import { ErrorKind, ShardwalError } from '../errors.js';
+import { BackpressureError, ErrorKind, ShardwalError } from '../errors.js';
 
 /** A stack already runs on this data folder. */
 export class StackRunningError extends ShardwalError {
@@ -17,12 +17,12 @@ export class StackRunningError extends ShardwalError {
   }
 }
 
-/** The data folder's DynamoDB files are locked by another process. */
+/** A leveldb of the data folder (DynamoDB's or the queues') is locked by another process. */
 export class DataDirLockedError extends ShardwalError {
-  constructor(dynamodbDir: string) {
+  constructor(dir: string) {
     super(
       ErrorKind.unavailable,
-      `${dynamodbDir} is locked by another process (a stack starting or stopping, or another shardwal command); retry in a moment`,
+      `${dir} is locked by another process (a stack starting or stopping, or another shardwal command); retry in a moment`,
     );
     this.name = 'DataDirLockedError';
   }
@@ -49,5 +49,18 @@ export class NoLocalDataError extends ShardwalError {
     );
     this.name = 'NoLocalDataError';
     this.objectShards = objectShards;
+  }
+}
+
+/**
+ * A put the local gateway's door refused (`put-admission.ts`): a 429 with
+ * Retry-After, like the buffer's own refusal; the put never reached the
+ * handler, so nothing was stored.
+ */
+export class AdmissionRefusedError extends BackpressureError {
+  constructor(shard: string, reason: string, retryAfterSeconds: number) {
+    super(shard, 0, 0, 0, retryAfterSeconds);
+    this.name = 'AdmissionRefusedError';
+    this.message = `shard ${shard}: ${reason}; nothing was stored; retry after ${retryAfterSeconds}s`;
   }
 }

@@ -7,16 +7,12 @@
  * as deployed. It is not Lambda's FIFO event source: FIFO behaviour is
  * tested in process (`test/sqs/`).
  *
- * Stopping: the long poll in flight finishes (at most `waitTimeSeconds`), its
- * batch is handled, then the queue is drained — bounded by `drainTimeoutMs`:
- * the messages this poller parked are made visible again (the emulator keeps
- * messages in memory only, so a parked message would otherwise be lost with
- * it), and every visible one is received and handled, until the queue holds
- * nothing visible, delayed or in flight. `stop()` reports how many were
- * left, and how many of those were parked (failing still when time ran out).
+ * Stopping: the long poll in flight finishes (at most `waitTimeSeconds`) and
+ * its batch is handled; what is left on the queue stays there (the emulator
+ * keeps it on disk, `persisted-sqs.ts`) for the next start, parked messages
+ * included, as on SQS. `stop()` reports how many that is.
  */
 import {
-  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
   type Message,
@@ -37,22 +33,12 @@ export interface SqsPollerOptions {
   batchSize?: number;
   /** Long-poll wait; also bounds how long `stop()` waits for the poll in flight (default 1). */
   waitTimeSeconds?: number;
-  /** Reports a failed receive, delete, unpark or handler invocation; the loop goes on. */
-  onError: (error: unknown, what: 'receive' | 'delete' | 'unpark' | 'handler') => void;
+  /** Reports a failed receive, delete or handler invocation; the loop goes on. */
+  onError: (error: unknown, what: 'receive' | 'delete' | 'handler') => void;
   sleep?: (ms: number) => Promise<void>;
 }
 
 const RECEIVE_ERROR_BACKOFF_MS = 500;
-/** Pause between drain rounds while messages are parked or delayed. */
-const DRAIN_PAUSE_MS = 100;
-
-/** What a drain left on the queue. */
-export interface DrainReport {
-  /** Messages still on the queue (visible, delayed or in flight): lost with the emulator. */
-  left: number;
-  /** Of those, the ones that failed and kept failing (parked by a hold-back), e.g. behind a poisoned shard. */
-  parked: number;
-}
 
 /** A running poll loop; see the module comment. */
 export class SqsPoller {
@@ -60,10 +46,6 @@ export class SqsPoller {
   readonly #sleep: (ms: number) => Promise<void>;
   #loop: Promise<void> | undefined;
   #stopping = false;
-  /** Receipt handles of the messages that failed and wait out their visibility, by message id. */
-  readonly #parked = new Map<string, string>();
-  /** Messages that failed and have not succeeded since (parked, or released for a retry). */
-  readonly #failing = new Set<string>();
 
   constructor(options: SqsPollerOptions) {
     this.#options = options;
@@ -76,22 +58,16 @@ export class SqsPoller {
     this.#loop ??= this.#run();
   }
 
-  /** Stops polling, drains the queue (bounded); resolves with what was left on it. */
-  async stop(options: { drainTimeoutMs?: number } = {}): Promise<DrainReport> {
+  /**
+   * Stops polling once the batch in flight is handled; resolves with the
+   * messages left on the queue (visible, delayed or in flight), which the
+   * next start finds there.
+   */
+  async stop(): Promise<{ left: number }> {
     this.#stopping = true;
     await this.#loop;
     this.#loop = undefined;
-    const deadline = Date.now() + (options.drainTimeoutMs ?? 10_000);
-    while (Date.now() < deadline) {
-      if ((await this.#pollOnce(0)) > 0) continue;
-      const counts = await this.#counts();
-      if (counts.left === 0) return counts;
-      // Nothing visible: retry the parked ones in the next round, after a pause
-      // (delayed messages become visible over time, and a full buffer drains).
-      await this.#unpark();
-      await this.#sleep(DRAIN_PAUSE_MS);
-    }
-    return this.#counts();
+    return { left: await this.#left() };
   }
 
   async #run(): Promise<void> {
@@ -132,16 +108,6 @@ export class SqsPoller {
       failed = new Set(messages.flatMap((m) => (m.MessageId === undefined ? [] : [m.MessageId])));
     }
     const done = messages.filter((m) => m.MessageId === undefined || !failed.has(m.MessageId));
-    for (const message of messages) {
-      if (message.MessageId === undefined || message.ReceiptHandle === undefined) continue;
-      if (failed.has(message.MessageId)) {
-        this.#parked.set(message.MessageId, message.ReceiptHandle);
-        this.#failing.add(message.MessageId);
-      } else {
-        this.#parked.delete(message.MessageId);
-        this.#failing.delete(message.MessageId);
-      }
-    }
     if (done.length === 0) return;
     try {
       const out = await this.#options.sqs.send(
@@ -159,34 +125,8 @@ export class SqsPoller {
     }
   }
 
-  /**
-   * Makes the parked messages visible now, so the drain retries them rather
-   * than leave them to die with the emulator. A handle that is stale (the
-   * message was received again since) fails harmlessly.
-   */
-  async #unpark(): Promise<void> {
-    const handles = [...this.#parked.values()];
-    this.#parked.clear();
-    for (let at = 0; at < handles.length; at += 10) {
-      try {
-        await this.#options.sqs.send(
-          new ChangeMessageVisibilityBatchCommand({
-            QueueUrl: this.#options.queueUrl,
-            Entries: handles.slice(at, at + 10).map((handle, i) => ({
-              Id: String(i),
-              ReceiptHandle: handle,
-              VisibilityTimeout: 0,
-            })),
-          }),
-        );
-      } catch (error) {
-        this.#options.onError(error, 'unpark');
-      }
-    }
-  }
-
-  /** What is on the queue (visible, delayed, in flight), and how many of those keep failing. */
-  async #counts(): Promise<DrainReport> {
+  /** What is on the queue: visible, delayed and in flight. */
+  async #left(): Promise<number> {
     const out = await this.#options.sqs.send(
       new GetQueueAttributesCommand({
         QueueUrl: this.#options.queueUrl,
@@ -198,10 +138,10 @@ export class SqsPoller {
       }),
     );
     const attributes = out.Attributes ?? {};
-    const left =
+    return (
       Number(attributes.ApproximateNumberOfMessages ?? 0) +
       Number(attributes.ApproximateNumberOfMessagesDelayed ?? 0) +
-      Number(attributes.ApproximateNumberOfMessagesNotVisible ?? 0);
-    return { left, parked: Math.min(left, this.#failing.size) };
+      Number(attributes.ApproximateNumberOfMessagesNotVisible ?? 0)
+    );
   }
 }

@@ -8,7 +8,7 @@
  * queued behind the handlers' (a tick's commits behind the puts around it).
  */
 import { Worker } from 'node:worker_threads';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { InternalError } from '../errors.js';
 
 /** A running emulator. */
@@ -25,6 +25,9 @@ export async function startDynalite(
   const thread = new Worker(new URL('./dynalite-thread.mjs', import.meta.url), {
     workerData: { path: options.path, port: options.port ?? 0 },
   });
+  // The SDK loads on this thread while dynalite starts on its own (a faster start).
+  const sdk = import('@aws-sdk/client-dynamodb');
+  sdk.catch(() => undefined); // awaited below; a failure surfaces there
   let failure: Error | undefined;
   thread.on('error', (error) => {
     failure ??= error;
@@ -45,6 +48,7 @@ export async function startDynalite(
     });
   });
   const endpoint = `http://127.0.0.1:${port}`;
+  const { DynamoDBClient } = await sdk;
   const client = new DynamoDBClient({
     endpoint,
     region: 'us-east-1',

@@ -174,8 +174,12 @@ async function claimTimed(
   }
 }
 
-/** Sleeps until `slot`, if it is still ahead. */
+/**
+ * Sleeps until `slot`, if it is still ahead, for at most one interval: a wall
+ * clock that stepped back since the slot was chosen cannot stall the tick
+ * (T7 in `ticker.ts`).
+ */
 export async function sleepUntil(slot: TickSlot, now: () => number): Promise<void> {
-  const wait = slot.atMs - now();
+  const wait = Math.min(slot.atMs - now(), slot.intervalMs);
   if (wait > 0) await (slot.sleep ?? sleep)(wait);
 }

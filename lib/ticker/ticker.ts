@@ -16,6 +16,12 @@
  *     queued requests, so nothing acked is left buffered.
  * T6. A tick may start `leadMs()` before its slot, to claim ahead of it
  *     (K1 in `claim-lead.ts`); it still stands for that slot.
+ * T7. The wall clock names slots; it never times a wait. Waits run on Node's
+ *     timers, which keep monotonic time, and none is longer than one
+ *     interval: a wall clock that steps back re-anchors the next slot on the
+ *     grid it now shows (the next tick fires within one interval, never
+ *     after the step has been waited out), and one that steps forward
+ *     collapses the slots it skipped into one tick (T2), never a burst.
  * A tick that throws is reported to `onError` and the loop goes on: a failed
  * tick is retried by the next one, never an unhandled rejection.
  */
@@ -111,24 +117,37 @@ export class FlushTicker {
   #schedule(): void {
     if (this.#stopped) return;
     if (this.#timer) clearTimeout(this.#timer);
-    const delay =
-      this.#requests.size > 0
-        ? 0
-        : Math.min(MAX_TIMER_MS, Math.max(0, this.#startAt() - this.#now()));
+    const now = this.#now();
+    this.#reanchor(now);
+    // Without requests, the timer is the next tick's: when it fires, that tick is due (T7).
+    const forTick = this.#requests.size === 0;
+    const delay = forTick
+      ? Math.min(MAX_TIMER_MS, this.#options.intervalMs, Math.max(0, this.#startAt() - now))
+      : 0;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      this.#running = this.#wake().finally(() => {
+      this.#running = this.#wake(forTick).finally(() => {
         this.#running = undefined;
         this.#schedule();
       });
     }, delay);
   }
 
-  async #wake(): Promise<void> {
+  async #wake(tickTimer: boolean): Promise<void> {
     const { intervalMs } = this.#options;
+    let timerDue = tickTimer;
     // Loops while the next tick is already due (T2: it fires as soon as the last ends).
     for (;;) {
       await this.#drainRequests();
+      if (timerDue && this.#startAt() - this.#now() > intervalMs) {
+        // T7: the tick's timer fired, but the wall clock stepped back while it ran:
+        // the tick is due all the same, for the latest slot whose start (less the lead) has passed
+        // on the clock as it reads now.
+        this.#dueSlot = gridFloor(this.#now() + (this.#options.leadMs?.() ?? 0), intervalMs);
+        this.#nextTickAt = this.#dueSlot;
+      }
+      timerDue = false;
+      this.#reanchor(this.#now());
       if (this.#stopped || this.#now() < this.#startAt()) return;
       const slot = slotOf(this.#dueSlot, this.#now(), intervalMs);
       try {
@@ -141,6 +160,17 @@ export class FlushTicker {
         this.#nextTickAt = next.atMs;
       }
     }
+  }
+
+  /**
+   * T7: when the next start lies more than an interval ahead of `nowMs`, no
+   * grid explains it: the wall clock stepped back. The next tick then stands
+   * for the first slot after `nowMs` on the grid the clock shows now.
+   */
+  #reanchor(nowMs: number): void {
+    if (this.#startAt() - nowMs <= this.#options.intervalMs) return;
+    this.#dueSlot = nextGridTick(nowMs, this.#options.intervalMs);
+    this.#nextTickAt = this.#dueSlot;
   }
 
   /** When the next tick starts: its time, less the lead (T6), never before the last tick ended. */

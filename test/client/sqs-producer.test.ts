@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import {
   CreateQueueCommand,
   DeleteMessageBatchCommand,
@@ -232,11 +235,13 @@ describe('deduplicationId', () => {
 
 describe('createSqsProducer against the SQS emulator', () => {
   let queues: LocalQueues;
+  const sqsDir = mkdtempSync(path.join(tmpdir(), 'shardwal-sqs-'));
   beforeAll(async () => {
-    queues = await startLocalQueues(0);
+    queues = await startLocalQueues(sqsDir, 0);
   });
   afterAll(async () => {
     await queues?.close();
+    rmSync(sqsDir, { recursive: true, force: true });
   });
 
   it('delivers every row once to a small FIFO queue, in messages within its size', async () => {

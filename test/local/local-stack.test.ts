@@ -280,7 +280,7 @@ describe('local stack', () => {
       );
       sqs.destroy();
       const report = await stack.stop();
-      expect(report).toEqual({ sqsMessagesLeft: 0, sqsMessagesParked: 0, pendingShards: [] });
+      expect(report).toEqual({ sqsMessagesLeft: 0, pendingShards: [] });
       expect(existsSync(path.join(dataDir, 'stack.json'))).toBe(false);
 
       // Stopped: the CLI opens the data folder itself.

@@ -1,47 +1,11 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { BIN, shardwal, waitForOutput } from './child-stack.js';
 import { postJson } from './http-client.js';
-
-const BIN = path.resolve('bin/shardwal.mjs');
-const run = promisify(execFile);
-
-/** Runs the bin to completion; resolves with its exit code and output. */
-async function shardwal(args: string[], env: NodeJS.ProcessEnv) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
-
-/** Resolves with the first match of `pattern` in the child's stdout. */
-function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs = 20_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(
-      () => reject(new Error(`no ${pattern} in output after ${timeoutMs} ms:\n${seen}`)),
-      timeoutMs,
-    );
-    child.stdout!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString('utf8');
-      const match = pattern.exec(seen);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.once('exit', (code) =>
-      reject(new Error(`exited with ${code} before ${pattern}:\n${seen}`)),
-    );
-  });
-}
 
 let dataDir: string | undefined;
 let child: ChildProcess | undefined;

@@ -2,7 +2,7 @@ import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import { PENDING_INDEX } from '../../lib/memtable/table.js';
-import { CLAIM_LEAD, ClaimLead, type TickSlot } from '../../lib/ticker/claim-lead.js';
+import { CLAIM_LEAD, ClaimLead, sleepUntil, type TickSlot } from '../../lib/ticker/claim-lead.js';
 import { runTick, type TickDeps } from '../../lib/ticker/tick.js';
 import { FlushTimeEstimate } from '../../lib/ticker/tick-plan.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
@@ -217,5 +217,30 @@ describe('ClaimLead', () => {
     const lead = new ClaimLead(10);
     for (let i = 0; i < 100; i++) lead.observe(10_000, 0, 100);
     expect(lead.ms(100)).toBe(25);
+  });
+});
+
+describe('sleepUntil', () => {
+  it('sleeps until the slot when it is ahead', async () => {
+    const sleeps: number[] = [];
+    const slot = {
+      atMs: 1_250,
+      intervalMs: 1_000,
+      sleep: async (ms: number) => void sleeps.push(ms),
+    };
+    await sleepUntil(slot, () => 1_000);
+    await sleepUntil(slot, () => 1_300);
+    expect(sleeps).toEqual([250]);
+  });
+
+  it('sleeps at most one interval when the wall clock stepped back after the slot was chosen', async () => {
+    const sleeps: number[] = [];
+    const slot = {
+      atMs: 1_000,
+      intervalMs: 1_000,
+      sleep: async (ms: number) => void sleeps.push(ms),
+    };
+    await sleepUntil(slot, () => 1_000 - 30_000);
+    expect(sleeps).toEqual([1_000]);
   });
 });

@@ -347,6 +347,70 @@ describe('FlushTicker', () => {
   });
 });
 
+describe('FlushTicker wall clock steps (T7)', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: 0 });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** A ticker on a wall clock that is fake time plus `offset.ms` (steps are set by the test). */
+  function steppingTicker(leadMs = 0) {
+    const offset = { ms: 0 };
+    const slots: number[] = [];
+    const firedAt: number[] = [];
+    const ticker = new FlushTicker({
+      intervalMs: INTERVAL,
+      now: () => Date.now() + offset.ms,
+      leadMs: () => leadMs,
+      tick: async (slotMs) => {
+        slots.push(slotMs);
+        firedAt.push(Date.now());
+      },
+      flushShards: async () => {},
+    });
+    return { ticker, offset, slots, firedAt };
+  }
+
+  it('ticks within one interval when the wall clock steps back 30 s', async () => {
+    const { ticker, offset, slots, firedAt } = steppingTicker();
+    ticker.start();
+    await vi.advanceTimersByTimeAsync(1_500);
+    expect(slots).toEqual([1_000]);
+    offset.ms = -30_000; // the wall clock now reads -28_500
+    await vi.advanceTimersByTimeAsync(INTERVAL);
+    expect(firedAt).toEqual([1_000, 2_000]);
+    // The slot is on the grid the clock now shows, and the grid goes on from there.
+    expect(slots).toEqual([1_000, -28_000]);
+    await vi.advanceTimersByTimeAsync(2 * INTERVAL);
+    expect(slots).toEqual([1_000, -28_000, -27_000, -26_000]);
+    await stopNow(ticker);
+  });
+
+  it('ticks within one interval when the clock steps back while a tick leads its slot', async () => {
+    const { ticker, offset, firedAt } = steppingTicker(100);
+    ticker.start();
+    await vi.advanceTimersByTimeAsync(950);
+    expect(firedAt).toEqual([900]);
+    offset.ms = -30_000;
+    await vi.advanceTimersByTimeAsync(INTERVAL);
+    expect(firedAt).toEqual([900, 1_900]);
+    await stopNow(ticker);
+  });
+
+  it('fires one tick for the latest slot, not a burst, when the clock steps forward 30 s', async () => {
+    const { ticker, offset, slots, firedAt } = steppingTicker();
+    ticker.start();
+    await vi.advanceTimersByTimeAsync(1_500);
+    offset.ms = 30_000; // the wall clock now reads 31_500; the next timer fires at 32_000 on it
+    await vi.advanceTimersByTimeAsync(2 * INTERVAL);
+    expect(firedAt).toEqual([1_000, 2_000, 3_000]);
+    expect(slots).toEqual([1_000, 32_000, 33_000]);
+    await stopNow(ticker);
+  });
+});
+
 describe('runTicksUntil', () => {
   /** A fake clock: each tick takes `tickMs(i)`; sleep just moves the clock. */
   function fakeLoop(tickMs: (index: number) => number, startAt = 0) {

@@ -76,7 +76,9 @@ export interface StackRuntime {
 }
 
 async function loadHandler<H>(file: string, instance: number): Promise<H> {
-  const url = new URL(`../../functions/${file}`, import.meta.url);
+  // `.ts` from the sources (tsx), `.js` compiled (`dist/`).
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  const url = new URL(`../../functions/${file}${ext}`, import.meta.url);
   url.searchParams.set('local-stack', String(instance));
   const module = (await import(url.href)) as {
     handler: (event: unknown, context: Context) => Promise<unknown>;
@@ -99,15 +101,15 @@ function publishMetrics(): void {
 /** Starts the handlers, ticker, poller and gateway. */
 export async function startStackRuntime(input: RuntimeInput): Promise<StackRuntime> {
   const [putHttp, statusHttp, putSqs, exportJob, recoverJob] = await Promise.all([
-    loadHandler<HttpHandler>('put-http.ts', input.instance),
-    loadHandler<HttpHandler>('status-http.ts', input.instance),
-    loadHandler<SqsHandler>('put-sqs.ts', input.instance),
+    loadHandler<HttpHandler>('put-http', input.instance),
+    loadHandler<HttpHandler>('status-http', input.instance),
+    loadHandler<SqsHandler>('put-sqs', input.instance),
     input.exportEveryMs === undefined
       ? undefined
-      : loadHandler<JobHandler>('export.ts', input.instance),
+      : loadHandler<JobHandler>('export', input.instance),
     input.verifyEveryMs === undefined
       ? undefined
-      : loadHandler<JobHandler>('recover.ts', input.instance),
+      : loadHandler<JobHandler>('recover', input.instance),
   ]);
   const service = serviceFromEnv();
   const tickDeps = service.tick(`local-stack-${process.pid}-${input.instance}`);

@@ -35,7 +35,7 @@ import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { HandlerName } from './functions.js';
 import { EXPORT_READ_PATTERNS, EXPORT_WRITTEN_PATTERNS, KEY_PATTERNS } from './key-patterns.js';
-import { acknowledgeWildcardResources, arnToken } from './nag.js';
+import { acknowledgeWildcardResources } from './nag.js';
 import { TABLE_LAYOUT } from './storage.js';
 
 /**
@@ -216,7 +216,7 @@ function acknowledgeKeyPatterns(
 ): void {
   acknowledgeWildcardResources(
     fn.role!,
-    patterns.map((pattern) => `${arnToken(bucket)}/${pattern}`),
+    patterns.map((pattern) => bucket.arnForObjects(pattern)),
     'Object keys are shards/<shard>/<kind>/<position...> and spill/<shard>/<seq>-<putId>: shard names, positions, seqs and put ids are data created at run time, so the grant names the key layout, not keys.',
   );
 }

@@ -21,7 +21,7 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ApiAuthorizer } from '../settings.js';
 import { ROUTES } from './api.js';
-import { acknowledgeWildcardResources, refToken } from './nag.js';
+import { acknowledgeWildcardResources } from './nag.js';
 
 /** Props of `ProducerPolicy`. */
 export interface ProducerPolicyProps {
@@ -44,7 +44,9 @@ export class ProducerPolicy extends Construct {
 
   constructor(scope: Construct, id: string, props: ProducerPolicyProps) {
     super(scope, id);
-    const routes = Object.values(ROUTES);
+    const routeArns = Object.values(ROUTES).map((r) =>
+      props.httpApi.arnForExecuteApi(r.method, arnPath(r.path), '$default'),
+    );
     const statements = [
       new PolicyStatement({
         actions: ['sqs:SendMessage'],
@@ -56,9 +58,7 @@ export class ProducerPolicy extends Construct {
       statements.push(
         new PolicyStatement({
           actions: ['execute-api:Invoke'],
-          resources: routes.map((r) =>
-            props.httpApi.arnForExecuteApi(r.method, arnPath(r.path), '$default'),
-          ),
+          resources: routeArns,
         }),
       );
     }
@@ -67,13 +67,9 @@ export class ProducerPolicy extends Construct {
       statements,
     });
     if (props.authorizer.kind === 'iam') {
-      const api = refToken(props.httpApi);
       acknowledgeWildcardResources(
         this.policy,
-        routes.map(
-          (r) =>
-            `arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:${api}/$default/${r.method}${arnPath(r.path)}`,
-        ),
+        routeArns,
         'Route ARNs carry * for the {shard} and {seq} path parameters: producers choose shard names at run time; method and route are fixed.',
       );
     }

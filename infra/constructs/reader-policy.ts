@@ -20,7 +20,7 @@ import { Grant, type IGrantable, ManagedPolicy, PolicyStatement } from 'aws-cdk-
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { KEY_PATTERNS } from './key-patterns.js';
-import { acknowledgeWildcardResources, arnToken } from './nag.js';
+import { acknowledgeWildcardResources } from './nag.js';
 
 /** The object kinds a reader may get. */
 export const READER_KEY_PATTERNS: readonly string[] = [
@@ -51,7 +51,7 @@ export class ReaderPolicy extends Construct {
     });
     acknowledgeWildcardResources(
       this.policy,
-      READER_KEY_PATTERNS.map((pattern) => `${arnToken(props.bucket)}/${pattern}`),
+      READER_KEY_PATTERNS.map((pattern) => props.bucket.arnForObjects(pattern)),
       'Object ARNs carry * for the shard name and the zero-padded position or range: readers read shards chosen at run time; the object kinds are fixed.',
     );
   }

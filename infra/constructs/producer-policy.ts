@@ -1,7 +1,7 @@
 /**
  * A managed policy for producers to attach to their own roles: send to the
- * ingest queues (standard and FIFO) and, with the IAM authorizer, call the
- * three API routes.
+ * ingest queues (standard and FIFO, `PRODUCER_QUEUE_ACTIONS`) and, with the
+ * IAM authorizer, call the three API routes.
  * Nothing else: no table, no bucket, no flush queue.
  *
  * Producers in other accounts assume the producer role, which carries that
@@ -22,6 +22,15 @@ import { Construct } from 'constructs';
 import type { ApiAuthorizer } from '../settings.js';
 import { ROUTES } from './api.js';
 import { acknowledgeWildcardResources } from './nag.js';
+
+/**
+ * What the project's SQS producers send to an ingest queue: the messages
+ * (`SendMessageBatch` is authorized as `SendMessage`), and `GetQueueAttributes`,
+ * which `createSqsProducer` (and `shardwal put --sqs`) calls to learn the
+ * queue's maximum message size unless `maxMessageBytes` is given. Read-only:
+ * it tells the producer the queue's settings, nothing about its messages.
+ */
+export const PRODUCER_QUEUE_ACTIONS = ['sqs:SendMessage', 'sqs:GetQueueAttributes'] as const;
 
 /** Props of `ProducerPolicy`. */
 export interface ProducerPolicyProps {
@@ -49,7 +58,7 @@ export class ProducerPolicy extends Construct {
     );
     const statements = [
       new PolicyStatement({
-        actions: ['sqs:SendMessage'],
+        actions: [...PRODUCER_QUEUE_ACTIONS],
         resources: props.ingestQueues.map((q) => q.queueArn),
       }),
     ];

@@ -129,7 +129,7 @@ export class ShardwalService extends Construct {
         maxBatchingWindow: INGEST_BATCHING_WINDOW,
         reportBatchItemFailures: true,
         // Bounds what a backlog can do to the table and to the account's concurrency.
-        maxConcurrency: settings.ingestMaxConcurrency,
+        maxConcurrency: settings.ingestMaxConcurrency.standard,
       }),
     );
     // FIFO: no batching window (FIFO sources take none); the handler sees the
@@ -138,7 +138,7 @@ export class ShardwalService extends Construct {
       new SqsEventSource(this.queues.ingestFifo, {
         batchSize: 10,
         reportBatchItemFailures: true,
-        maxConcurrency: settings.ingestMaxConcurrency,
+        maxConcurrency: settings.ingestMaxConcurrency.fifo,
       }),
     );
     // No batching window: a flush request is served before the next tick.

@@ -101,7 +101,7 @@ export function addResourceAlarms(add: AddAlarm, t: ResourceAlarmTargets): void 
         period: FIVE_MINUTES,
       }),
       ALARM_LIMITS.ingestQueueAgeSeconds,
-      `The oldest message on the ${queue === t.queues.ingest ? 'ingest' : 'FIFO ingest'} queue has waited ${ALARM_LIMITS.ingestQueueAgeSeconds} s or more in two periods running: put-sqs falls behind the producers (throttled, failing, capped by ingestMaxConcurrency), or holds messages back (see IngestHeldBack).`,
+      `The oldest message on the ${queue === t.queues.ingest ? 'ingest' : 'FIFO ingest'} queue has waited ${ALARM_LIMITS.ingestQueueAgeSeconds} s or more in two periods running: put-sqs falls behind the producers (throttled, failing, capped by ${queue === t.queues.ingest ? 'ingestStandardMaxConcurrency' : 'ingestFifoMaxConcurrency'}), or holds messages back (see IngestHeldBack).`,
       { evaluationPeriods: 2 },
     );
   }

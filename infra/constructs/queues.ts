@@ -89,6 +89,8 @@ function deadLetterQueue(
     ...(fifo ? { fifo: true } : {}),
   });
   Validations.of(dlq).acknowledge({ id: 'Serverless-SQSRedrivePolicy', reason: DLQ_REASON });
+  // The TLS-only policy is the queue's guardrail: it goes or stays with the queue.
+  dlq.policy?.applyRemovalPolicy(removalPolicy);
   return dlq;
 }
 
@@ -128,6 +130,7 @@ function workQueue(
         }
       : {}),
   });
+  queue.policy?.applyRemovalPolicy(options.removalPolicy);
   return { queue, dlq };
 }
 

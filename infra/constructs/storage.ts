@@ -161,5 +161,10 @@ export class Storage extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     denyOverwrites(this.bucket);
+    // The policies are the guardrails of the retained data (the overwrite
+    // deny, TLS only, the log delivery): they stay with their buckets.
+    for (const bucket of [this.bucket, this.accessLogBucket]) {
+      bucket.policy?.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    }
   }
 }

@@ -18,6 +18,8 @@ export type PinnableResource =
   | 'accessLogBucket'
   | 'ingestQueue'
   | 'ingestDlq'
+  | 'ingestFifoQueue'
+  | 'ingestFifoDlq'
   | 'flushQueue'
   | 'flushDlq';
 
@@ -31,6 +33,9 @@ export const PINNED_LOGICAL_IDS = {
   accessLogBucket: 'StorageAccessLogs96FB524C',
   ingestQueue: 'QueuesIngest03326846',
   ingestDlq: 'QueuesIngestDlq9A58644E',
+  // Added after the others, with the ids they were first deployed under.
+  ingestFifoQueue: 'QueuesIngestFifoBB9FB0FC',
+  ingestFifoDlq: 'QueuesIngestFifoDlq741C3AB7',
   flushQueue: 'QueuesFlushA9CE9627',
   flushDlq: 'QueuesFlushDlqD3001665',
 } as const satisfies Record<PinnableResource, string>;
@@ -47,6 +52,8 @@ export function pinLogicalIds(storage: Storage, queues: Queues, ids: PinnedLogic
     accessLogBucket: storage.accessLogBucket,
     ingestQueue: queues.ingest,
     ingestDlq: queues.ingestDlq,
+    ingestFifoQueue: queues.ingestFifo,
+    ingestFifoDlq: queues.ingestFifoDlq,
     flushQueue: queues.flush,
     flushDlq: queues.flushDlq,
   };

@@ -9,7 +9,7 @@
  * cdk-nag runs at App (or Stage) scope only: call `addShardwalChecks(app)`
  * once (`checks.ts`).
  */
-import { Stack } from 'aws-cdk-lib';
+import { Stack, Token } from 'aws-cdk-lib';
 import type { Code } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
@@ -252,8 +252,15 @@ function assertStageUnique(service: ShardwalService): void {
       throw new ContextError(
         DEPLOY_CONTEXT.stage,
         service.stage,
-        `${other.node.path} already uses this stage in ${stack.account}/${stack.region}; give each service its own stage`,
+        `${other.node.path} already uses this stage in ${envName(stack)}; give each service its own stage`,
       );
     }
   }
+}
+
+/** The stack's account and region as a person reads them (an env-agnostic one has tokens). */
+function envName(stack: Stack): string {
+  const account = Token.isUnresolved(stack.account) ? 'the deploying account' : stack.account;
+  const region = Token.isUnresolved(stack.region) ? 'the deploying region' : stack.region;
+  return `${account}, ${region}`;
 }

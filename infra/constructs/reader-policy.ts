@@ -2,10 +2,10 @@
  * Least privilege for readers of the data bucket (`shardwal tail`, the
  * client's `tailShard`, `shardwal dump --bucket`): `s3:GetObject` on the
  * stored formats a reader reads — WAL objects, export manifests, keyless
- * segments and keyed snapshot parts (`KEY_PATTERNS`) — and `s3:ListBucket`
+ * segments, keyed snapshot parts and the legacy AOF exports `dump --bucket`
+ * reads (`KEY_PATTERNS`) — and `s3:ListBucket`
  * on the bucket, nothing else: no write, no delete, no spilled batch
- * payloads (`spill/`, not a documented format), no legacy AOF exports (the
- * tail does not read them), no table, no KMS (the bucket is S3-managed).
+ * payloads (`spill/`, not a documented format), no table, no KMS (the bucket is S3-managed).
  *
  * `s3:ListBucket` is unconditional on purpose: the reader lists manifests and
  * WAL keys, and S3 answers a GET of a missing key with 404 only to a caller
@@ -25,6 +25,8 @@ import { acknowledgeWildcardResources } from './nag.js';
 /** The object kinds a reader may get. */
 export const READER_KEY_PATTERNS: readonly string[] = [
   KEY_PATTERNS.wal,
+  // Legacy AOF exports: `shardwal dump --bucket` still reads them.
+  KEY_PATTERNS.aof,
   KEY_PATTERNS.manifest,
   KEY_PATTERNS.segment,
   KEY_PATTERNS.snapshot,
@@ -46,7 +48,7 @@ export class ReaderPolicy extends Construct {
     this.#bucket = props.bucket;
     this.policy = new ManagedPolicy(this, 'Resource', {
       description:
-        'shardwal readers: get WAL objects, manifests, segments and snapshot parts; list the bucket',
+        'shardwal readers: get WAL objects, manifests, segments, snapshot parts and legacy exports; list the bucket',
       statements: this.#statements(),
     });
     acknowledgeWildcardResources(

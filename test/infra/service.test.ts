@@ -150,7 +150,22 @@ describe('ShardwalService', () => {
         ContextError,
       );
       expect(() => new ShardwalService(stack, 'C', { functionCode: INLINE_CODE })).toThrow(
-        /stage="Same".*Same\/A already uses this stage/,
+        /stage="Same".*Same\/A already uses this stage in the deploying account, the deploying region;/,
+      );
+      const located = new Stack(new App(), 'Env', {
+        env: { account: '123456789012', region: 'eu-west-1' },
+      });
+      new ShardwalService(located, 'A', { functionCode: INLINE_CODE });
+      expect(() => new ShardwalService(located, 'B', { functionCode: INLINE_CODE })).toThrow(
+        /already uses this stage in 123456789012, eu-west-1;/,
+      );
+    });
+
+    it('names no unresolved token in its errors', () => {
+      const stack = new Stack(new App(), 'Same');
+      new ShardwalService(stack, 'A', { functionCode: INLINE_CODE });
+      expect(() => new ShardwalService(stack, 'B', { functionCode: INLINE_CODE })).toThrow(
+        /^(?!.*\$\{Token)/,
       );
     });
   });

@@ -12,6 +12,7 @@
 export { addShardwalChecks, shardwalNagPacks } from './checks.js';
 export { NO_ALARM_DESTINATION_WARNING } from './constructs/alarms.js';
 export { IMMUTABLE_KEY_PATTERNS, KEY_PATTERNS } from './constructs/key-patterns.js';
+export type { GrantProduceOptions } from './constructs/producer-policy.js';
 export { TICKER_SCHEDULED_TIME_FIELD } from './constructs/schedules.js';
 export type { PinnableResource, PinnedLogicalIds } from './pinned-ids.js';
 export {

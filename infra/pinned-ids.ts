@@ -46,9 +46,10 @@ export const PINNED_LOGICAL_IDS = {
  * so the ids must be final before anything refers to them.
  */
 export function pinLogicalIds(storage: Storage, queues: Queues, ids: PinnedLogicalIds): void {
-  const resources: Record<PinnableResource, IConstruct> = {
-    table: storage.table,
-    bucket: storage.bucket,
+  // Resources brought by the app (props `table`, `bucket`) are not the service's to pin.
+  const resources: Record<PinnableResource, IConstruct | undefined> = {
+    table: storage.ownTable,
+    bucket: storage.ownBucket,
     accessLogBucket: storage.accessLogBucket,
     ingestQueue: queues.ingest,
     ingestDlq: queues.ingestDlq,
@@ -58,7 +59,8 @@ export function pinLogicalIds(storage: Storage, queues: Queues, ids: PinnedLogic
     flushDlq: queues.flushDlq,
   };
   for (const [name, id] of Object.entries(ids)) {
-    if (id === undefined) continue;
-    (resources[name as PinnableResource].node.defaultChild as CfnElement).overrideLogicalId(id);
+    const resource = resources[name as PinnableResource];
+    if (id === undefined || resource === undefined) continue;
+    (resource.node.defaultChild as CfnElement).overrideLogicalId(id);
   }
 }

@@ -9,9 +9,12 @@
  * cdk-nag runs at App (or Stage) scope only: call `addShardwalChecks(app)`
  * once (`checks.ts`).
  */
-import { Stack, Token } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { Code } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
@@ -22,7 +25,7 @@ import { FLUSH_WORKER_MAX_CONCURRENCY } from './constructs/concurrency.js';
 import { ServiceDashboard } from './constructs/dashboard.js';
 import { Functions } from './constructs/functions.js';
 import { grantLeastPrivilege } from './constructs/permissions.js';
-import { ProducerPolicy } from './constructs/producer-policy.js';
+import { type GrantProduceOptions, ProducerPolicy } from './constructs/producer-policy.js';
 import { INGEST_BATCHING_WINDOW, Queues } from './constructs/queues.js';
 import { ReaderPolicy } from './constructs/reader-policy.js';
 import { Schedules } from './constructs/schedules.js';
@@ -58,6 +61,24 @@ export interface ShardwalServiceProps {
   readonly logicalIds?: PinnedLogicalIds;
   /** Prebuilt code for every function (template tests); unset, `functions/*.ts` are bundled. */
   readonly functionCode?: Code;
+  /**
+   * An existing DynamoDB table with shardwal's layout (`TABLE_LAYOUT`: keys
+   * `pk`/`sk`, the sparse `pending` and `registry` indexes, TTL on
+   * `expiresAt`) instead of a new one. Capacity settings then do nothing.
+   */
+  readonly table?: ITable;
+  /**
+   * An existing bucket instead of a new one. The service then adds none of
+   * the bucket's guardrails (overwrite deny, TLS only, versioning,
+   * lifecycle): synth warns until that is acknowledged (docs/deploy.md).
+   */
+  readonly bucket?: IBucket;
+  /** What deleting the stack does to the data: table, buckets, ingest queues. Default RETAIN. */
+  readonly removalPolicy?: RemovalPolicy;
+  /** The table's deletion protection. Default on. */
+  readonly deletionProtection?: boolean;
+  /** Whether to create the CloudWatch dashboard. Default on (alarms are always on). */
+  readonly dashboard?: boolean;
 }
 
 /** The shardwal service. */
@@ -71,7 +92,8 @@ export class ShardwalService extends Construct {
   readonly api: Api;
   readonly schedules: Schedules;
   readonly alarms: Alarms;
-  readonly dashboard: ServiceDashboard;
+  /** The dashboard; undefined with `dashboard: false`. */
+  readonly dashboard: ServiceDashboard | undefined;
   readonly producers: ProducerPolicy;
   /** Readers' least privilege (`shardwal tail`, `tailShard`): the policy, or `readers.grantRead(grantee)`. */
   readonly readers: ReaderPolicy;
@@ -88,8 +110,15 @@ export class ShardwalService extends Construct {
     assertStageUnique(this);
     const sizes = functionSizes(settings.service);
 
-    this.storage = new Storage(this, 'Storage', { capacity: settings.capacity });
+    this.storage = new Storage(this, 'Storage', {
+      capacity: settings.capacity,
+      table: props.table,
+      bucket: props.bucket,
+      removalPolicy: props.removalPolicy,
+      deletionProtection: props.deletionProtection,
+    });
     this.queues = new Queues(this, 'Queues', {
+      ingestRemovalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
       ingestConsumerTimeout: sizes.putSqs.timeout,
       ingestBatchingWindow: INGEST_BATCHING_WINDOW,
       flushConsumerTimeout: sizes.flushWorker.timeout,
@@ -176,17 +205,20 @@ export class ShardwalService extends Construct {
       httpApi: this.api.httpApi,
       ...alarmTopicOf(this, props.alarmTopic, settings),
     });
-    this.dashboard = new ServiceDashboard(this, 'Dashboard', {
-      metric: serviceMetrics(this.stage),
-      functions: fns,
-      deadLetterQueues: {
-        ingest: this.queues.ingestDlq,
-        ingestFifo: this.queues.ingestFifoDlq,
-        flush: this.queues.flushDlq,
-        failures: this.queues.failures,
-      },
-      alarms: this.alarms.all,
-    });
+    this.dashboard =
+      props.dashboard === false
+        ? undefined
+        : new ServiceDashboard(this, 'Dashboard', {
+            metric: serviceMetrics(this.stage),
+            functions: fns,
+            deadLetterQueues: {
+              ingest: this.queues.ingestDlq,
+              ingestFifo: this.queues.ingestFifoDlq,
+              flush: this.queues.flushDlq,
+              failures: this.queues.failures,
+            },
+            alarms: this.alarms.all,
+          });
     this.producers = new ProducerPolicy(this, 'ProducerPolicy', {
       ingestQueues: [this.queues.ingest, this.queues.ingestFifo],
       httpApi: this.api.httpApi,
@@ -195,6 +227,20 @@ export class ShardwalService extends Construct {
     });
     this.readers = new ReaderPolicy(this, 'ReaderPolicy', { bucket: this.storage.bucket });
     acknowledgeServerlessFindings(this.functions);
+  }
+
+  /**
+   * Lets `grantee` put rows over HTTP and SQS and read shard status, for the
+   * given shard names or prefixes (`orders-*`) over HTTP; SQS cannot be
+   * narrowed by shard. The same actions as the producer policy.
+   */
+  grantProduce(grantee: IGrantable, options: GrantProduceOptions = {}): Grant {
+    return this.producers.grantProduce(grantee, options);
+  }
+
+  /** Lets `grantee` read the durable rows (`shardwal tail`, `tailShard`, `dump --bucket`). */
+  grantRead(grantee: IGrantable): Grant {
+    return this.readers.grantRead(grantee);
   }
 
   /** What a deployment's outputs carry, by output name (the stack decides where they go). */
@@ -215,7 +261,7 @@ export class ShardwalService extends Construct {
       ReaderPolicyArn: this.readers.policy.managedPolicyArn,
       ...(this.producers.role ? { ProducerRoleArn: this.producers.role.roleArn } : {}),
       AlarmTopicArn: this.alarms.topic.topicArn,
-      DashboardName: this.dashboard.dashboard.dashboardName,
+      ...(this.dashboard ? { DashboardName: this.dashboard.dashboard.dashboardName } : {}),
     };
   }
 }

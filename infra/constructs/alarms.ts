@@ -18,7 +18,7 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -96,7 +96,7 @@ export interface AlarmsProps {
   settings: DeploySettings;
   functions: Functions;
   queues: Queues;
-  table: Table;
+  table: ITable;
   httpApi: HttpApi;
   /** An existing topic to notify; unset, one is created. */
   topic?: ITopic;

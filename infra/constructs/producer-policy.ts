@@ -13,12 +13,16 @@ import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   AccountPrincipal,
   CompositePrincipal,
+  Grant,
+  type IGrantable,
   ManagedPolicy,
   PolicyStatement,
   Role,
 } from 'aws-cdk-lib/aws-iam';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
+import { SHARD_NAME_PATTERN } from '../../lib/paths.js';
+import { ContextError } from '../context-values.js';
 import type { ApiAuthorizer } from '../settings.js';
 import { ROUTES } from './api.js';
 import { acknowledgeWildcardResources } from './nag.js';
@@ -45,14 +49,55 @@ export interface ProducerPolicyProps {
 /** The route's path in an execute-api ARN: `{param}` segments become `*`. */
 const arnPath = (path: string) => path.replace(/\{[^}]+\}/g, '*');
 
+/** The route's path for one shard name or prefix (`orders`, `orders-*`); `{seq}` stays `*`. */
+const shardPath = (path: string, shard: string) =>
+  arnPath(path.replace('{shard}', shard.replace(/\*$/, '#')).replace('#', '*'));
+
+/** Options of `grantProduce`. */
+export interface GrantProduceOptions {
+  /**
+   * Shard names, or prefixes ending in `*` (`orders-*`), the grantee may put
+   * to and read the status of over HTTP; unset, every shard. SQS cannot be
+   * narrowed: IAM does not see the shard in a message's body, so the grant
+   * covers the ingest queues whole.
+   */
+  readonly shards?: readonly string[];
+}
+
+const SHARD_PREFIX = /^[a-z0-9][a-z0-9_-]{0,62}\*$/;
+
+/** Validates the shard names and prefixes of `grantProduce`; the error names the option. */
+function shardPatterns(shards: readonly string[] | undefined): string[] {
+  if (shards === undefined) return ['*'];
+  if (shards.length === 0) {
+    throw new ContextError(
+      'grantProduce.shards',
+      shards,
+      'expected at least one shard name or prefix',
+    );
+  }
+  for (const shard of shards) {
+    if (!SHARD_NAME_PATTERN.test(shard) && !SHARD_PREFIX.test(shard)) {
+      throw new ContextError(
+        'grantProduce.shards',
+        shard,
+        "expected a shard name (a-z, 0-9, '-', '_') or a prefix of one ending in *",
+      );
+    }
+  }
+  return [...shards];
+}
+
 /** The producers' policy. */
 export class ProducerPolicy extends Construct {
   readonly policy: ManagedPolicy;
   /** The role producers of other accounts assume, when accounts are trusted. */
   readonly role: Role | undefined;
+  readonly #props: ProducerPolicyProps;
 
   constructor(scope: Construct, id: string, props: ProducerPolicyProps) {
     super(scope, id);
+    this.#props = props;
     const routeArns = Object.values(ROUTES).map((r) =>
       props.httpApi.arnForExecuteApi(r.method, arnPath(r.path), '$default'),
     );
@@ -94,5 +139,40 @@ export class ProducerPolicy extends Construct {
             assumedBy: new CompositePrincipal(...accounts.map((a) => new AccountPrincipal(a))),
             managedPolicies: [this.policy],
           });
+  }
+
+  /**
+   * Grants `grantee` what a producer needs: the ingest queues' actions
+   * (`PRODUCER_QUEUE_ACTIONS`) and, with the IAM authorizer, the three routes,
+   * for `options.shards` only when given. The route ARNs carry `*` (a shard
+   * prefix, the seq), so cdk-nag IAM5 findings on the grantee's policy are
+   * acknowledged on the grantee, one route at a time.
+   */
+  grantProduce(grantee: IGrantable, options: GrantProduceOptions = {}): Grant {
+    const props = this.#props;
+    const shards = shardPatterns(options.shards);
+    let grant = Grant.addToPrincipal({
+      grantee,
+      actions: [...PRODUCER_QUEUE_ACTIONS],
+      resourceArns: props.ingestQueues.map((q) => q.queueArn),
+    });
+    if (props.authorizer.kind !== 'iam') return grant;
+    const routeArns = shards.flatMap((shard) =>
+      Object.values(ROUTES).map((r) =>
+        props.httpApi.arnForExecuteApi(r.method, shardPath(r.path, shard), '$default'),
+      ),
+    );
+    grant = grant.combine(
+      Grant.addToPrincipal({ grantee, actions: ['execute-api:Invoke'], resourceArns: routeArns }),
+    );
+    const construct = grantee as Partial<IConstruct>;
+    if (construct.node) {
+      acknowledgeWildcardResources(
+        construct as IConstruct,
+        routeArns.filter((arn) => arn.includes('*')),
+        'shardwal grantProduce: route ARNs carry * for the seq path parameter, and for the shard when the grant covers every shard or a prefix of shard names; method and route are fixed.',
+      );
+    }
+    return grant;
   }
 }

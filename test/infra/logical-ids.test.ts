@@ -38,7 +38,7 @@ describe('ShardwalStack', () => {
       expect({
         table: logicalIdOf(storage.table),
         bucket: logicalIdOf(storage.bucket),
-        accessLogBucket: logicalIdOf(storage.accessLogBucket),
+        accessLogBucket: logicalIdOf(storage.accessLogBucket!),
         ingest: logicalIdOf(queues.ingest),
         ingestDlq: logicalIdOf(queues.ingestDlq),
         ingestFifo: logicalIdOf(queues.ingestFifo),

@@ -78,7 +78,7 @@ describe('ShardwalService', () => {
       // Runs both packs as validation plugins: an unacknowledged error throws here.
       app.synth();
       templates = [Template.fromStack(prodStack), Template.fromStack(stagingStack)];
-    });
+    }, 120_000); // app.synth() runs the CloudFormation schema validation (WASM): slow on a busy machine
 
     it('synthesizes with no unacknowledged AwsSolutions or Serverless finding', () => {
       expect(nagReport(app)).toEqual([]);
@@ -101,7 +101,7 @@ describe('ShardwalService', () => {
     });
 
     it('sets up access logging of the data bucket without the app feature flag', () => {
-      const logs = templates[0]!.toJSON().Resources[logicalIdOf(prod.storage.accessLogBucket)];
+      const logs = templates[0]!.toJSON().Resources[logicalIdOf(prod.storage.accessLogBucket!)];
       expect(logs.Properties.AccessControl).toBeUndefined();
       const policies = JSON.stringify(templates[0]!.findResources('AWS::S3::BucketPolicy'));
       expect(policies).toContain('logging.s3.amazonaws.com');

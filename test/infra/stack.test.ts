@@ -78,7 +78,7 @@ describe('ShardwalService', () => {
         VersioningConfiguration: { Status: 'Enabled' },
         OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
         LoggingConfiguration: {
-          DestinationBucketName: { Ref: logicalIdOf(s.service.storage.accessLogBucket) },
+          DestinationBucketName: { Ref: logicalIdOf(s.service.storage.accessLogBucket!) },
         },
       });
     });
@@ -160,10 +160,10 @@ describe('ShardwalService', () => {
     });
 
     it('lets S3 deliver access logs to the log bucket through its bucket policy, with no ACL', () => {
-      const logs = resource(logicalIdOf(s.service.storage.accessLogBucket));
+      const logs = resource(logicalIdOf(s.service.storage.accessLogBucket!));
       expect(logs.Properties.AccessControl).toBeUndefined();
       s.template.hasResourceProperties('AWS::S3::BucketPolicy', {
-        Bucket: { Ref: logicalIdOf(s.service.storage.accessLogBucket) },
+        Bucket: { Ref: logicalIdOf(s.service.storage.accessLogBucket!) },
         PolicyDocument: {
           Statement: Match.arrayWith([
             Match.objectLike({

@@ -251,8 +251,13 @@ export class ShardwalService extends Construct {
       ApiUrl: this.api.url,
       BucketName: this.storage.bucket.bucketName,
       TableName: this.storage.table.tableName,
+      ...(this.storage.accessLogBucket
+        ? { AccessLogBucketName: this.storage.accessLogBucket.bucketName }
+        : {}),
       IngestQueueUrl: this.queues.ingest.queueUrl,
       IngestFifoQueueUrl: this.queues.ingestFifo.queueUrl,
+      IngestDlqUrl: this.queues.ingestDlq.queueUrl,
+      IngestFifoDlqUrl: this.queues.ingestFifoDlq.queueUrl,
       FlushQueueUrl: this.queues.flush.queueUrl,
       FailuresQueueUrl: this.queues.failures.queueUrl,
       RecoverFunctionName: fns.recover.functionName,

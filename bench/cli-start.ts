@@ -10,8 +10,16 @@
  * `npx --version` (npm's own start, which no package can go below). Prints
  * the median of `RUNS` runs of each, in ms.
  */
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildPackage } from '../infra/build/build.js';
@@ -19,15 +27,31 @@ import { DIST_DIR, REPO_ROOT } from '../infra/build/paths.js';
 
 const RUNS = 11;
 
-function medianMs(run: () => void): number {
-  const samples: number[] = [];
+/** GNU time, to read a child's CPU time (user + system), which a busy machine inflates less than wall time. */
+const GNU_TIME = '/usr/bin/time';
+
+interface Timing {
+  wallMs: number;
+  cpuMs: number | undefined;
+}
+
+/** Median wall and CPU time of `RUNS` runs of `command`. */
+function median(command: string, args: string[], cwd: string): Timing {
+  const walls: number[] = [];
+  const cpus: number[] = [];
+  const timed = existsSync(GNU_TIME);
   for (let i = 0; i < RUNS; i++) {
     const start = process.hrtime.bigint();
-    run();
-    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+    const out = timed
+      ? spawnSync(GNU_TIME, ['-f', 'cpu %U %S', command, ...args], { cwd, encoding: 'utf8' })
+      : spawnSync(command, args, { cwd, encoding: 'utf8' });
+    walls.push(Number(process.hrtime.bigint() - start) / 1e6);
+    if (out.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${out.stderr}`);
+    const cpu = /cpu ([\d.]+) ([\d.]+)/.exec(out.stderr ?? '');
+    if (cpu) cpus.push((Number(cpu[1]) + Number(cpu[2])) * 1000);
   }
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(RUNS / 2)]!;
+  const mid = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  return { wallMs: mid(walls), cpuMs: cpus.length === RUNS ? mid(cpus) : undefined };
 }
 
 await buildPackage({ types: false });
@@ -45,23 +69,18 @@ try {
   cpSync(join(DIST_DIR, 'cli'), join(dir, 'dist', 'cli'), { recursive: true });
   cpSync(join(DIST_DIR, 'infra'), join(dir, 'dist', 'infra'), { recursive: true });
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
-  const quiet = { cwd: consumer, stdio: 'ignore' } as const;
   const bin = join(dir, 'bin', 'shardwal.mjs');
   const rows = [
-    [
-      'shardwal --help (the bin)',
-      medianMs(() => execFileSync(process.execPath, [bin, '--help'], quiet)),
-    ],
-    [
-      'npx shardwal --help',
-      medianMs(() => execFileSync('npx', ['--no-install', 'shardwal', '--help'], quiet)),
-    ],
-    ['npx --version (npm alone)', medianMs(() => execFileSync('npx', ['--version'], quiet))],
-    ['node -e 0 (Node alone)', medianMs(() => execFileSync(process.execPath, ['-e', '0'], quiet))],
+    ['shardwal --help (the bin)', median(process.execPath, [bin, '--help'], consumer)],
+    ['npx shardwal --help', median('npx', ['--no-install', 'shardwal', '--help'], consumer)],
+    ['npx --version (npm alone)', median('npx', ['--version'], consumer)],
+    ['node -e 0 (Node alone)', median(process.execPath, ['-e', '0'], consumer)],
   ] as const;
-  console.log(`CLI start, median of ${RUNS} runs (packaged layout, compiled):`);
-  for (const [what, ms] of rows)
-    console.log(`  ${what.padEnd(28)} ${ms.toFixed(0).padStart(5)} ms`);
+  console.log(`CLI start, median of ${RUNS} runs (packaged layout, compiled), wall / CPU ms:`);
+  for (const [what, t] of rows) {
+    const cpu = t.cpuMs === undefined ? '-' : t.cpuMs.toFixed(0);
+    console.log(`  ${what.padEnd(28)} ${t.wallMs.toFixed(0).padStart(5)} / ${cpu.padStart(4)}`);
+  }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

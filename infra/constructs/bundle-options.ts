@@ -6,8 +6,8 @@
  *
  * Source maps are written beside each bundle but not linked from it, and no
  * function runs with `--enable-source-maps`: Node reads a linked map at every
- * import, which cost 8-28 ms (25-35 %) of each cold start (measured by
- * `npm run bench:coldstart`). Identifiers are kept, so a stack trace in the
+ * import, 11-42 ms of CPU per import in `npm run bench:coldstart`, which
+ * prints both. Identifiers are kept, so a stack trace in the
  * logs names the functions it passed through; the map in the asset turns its
  * positions into source lines offline.
  */

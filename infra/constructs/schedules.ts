@@ -140,7 +140,7 @@ export class Schedules extends Construct {
    * whatever the failed one left (both jobs are idempotent). No event outlives
    * the period: a run older than the next one is redundant.
    */
-  private periodic(
+  periodic(
     id: string,
     fn: IFunction,
     minutes: number,

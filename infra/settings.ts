@@ -35,7 +35,7 @@ import {
 import { ContextError, type ContextReader, isSet, onOff, wholeNumber } from './context-values.js';
 import { type DeployLogLevel, LOG_LEVEL_CONTEXT, logLevelFrom } from './log-settings.js';
 
-export { ContextError, type ContextReader } from './context-values.js';
+export { ContextError, type ContextReader, PropError } from './context-values.js';
 
 /** Context keys of the deployment, beside one key per service setting (`SETTINGS`). */
 export const DEPLOY_CONTEXT = {

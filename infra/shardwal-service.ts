@@ -18,7 +18,14 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
-import { RESOURCE_ENV } from '../lib/config.js';
+import {
+  CAPACITY_MODE_ENV,
+  DURABLE_PUTS_ENV,
+  RESOURCE_ENV,
+  SETTINGS,
+  SPILL_BYTES_ENV,
+} from '../lib/config.js';
+import { ConfigError } from '../lib/errors.js';
 import { Alarms } from './constructs/alarms.js';
 import { Api } from './constructs/api.js';
 import { FLUSH_WORKER_MAX_CONCURRENCY } from './constructs/concurrency.js';
@@ -38,6 +45,8 @@ import {
   ContextError,
   DEPLOY_CONTEXT,
   type DeploySettings,
+  PropError,
+  type SettingsKey,
   type ShardwalSettings,
   validateDeploySettings,
 } from './settings.js';
@@ -104,7 +113,7 @@ export class ShardwalService extends Construct {
     // cannot be granted on a bucket-owner-enforced bucket). The flag is the
     // app's to set; pinned here so the construct works in any app.
     this.node.setContext(cxapi.S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY, true);
-    const settings = validateDeploySettings(props.settings);
+    const settings = settingsOfProps(props.settings);
     this.settings = settings;
     this.stage = settings.stage ?? Stack.of(this).stackName;
     assertStageUnique(this);
@@ -269,6 +278,41 @@ export class ShardwalService extends Construct {
       ...(this.dashboard ? { DashboardName: this.dashboard.dashboard.dashboardName } : {}),
     };
   }
+}
+
+/**
+ * The `settings` prop, validated as the context is; an error names the prop
+ * (`settings.flushIntervalMs`), not a context key or an environment name,
+ * and keeps the service's own error as its cause.
+ */
+function settingsOfProps(settings: ShardwalSettings | undefined): DeploySettings {
+  try {
+    return validateDeploySettings(settings);
+  } catch (error) {
+    const key =
+      error instanceof ContextError
+        ? error.contextKey
+        : error instanceof ConfigError
+          ? settingKeyOfEnv(error.setting)
+          : undefined;
+    if (key === undefined) throw error;
+    const problem = (error as Error).message.replace(/^.*?=("[^"]*"|[^:]*): /, '');
+    throw new PropError(`settings.${key}`, settings?.[key as SettingsKey], problem, {
+      cause: error,
+    });
+  }
+}
+
+/** The settings key of a service setting's environment name (`SHARDWAL_FLUSH_INTERVAL_MS` → `flushIntervalMs`). */
+function settingKeyOfEnv(env: string): string {
+  const named = Object.entries(SETTINGS).find(([, s]) => s.env === env)?.[0];
+  if (named) return named;
+  const deploy: Record<string, string> = {
+    [DURABLE_PUTS_ENV]: 'durablePuts',
+    [CAPACITY_MODE_ENV]: 'capacityMode',
+    [SPILL_BYTES_ENV]: 'spillBytes',
+  };
+  return deploy[env] ?? env;
 }
 
 /** The alarm topic from the prop or the `alarmTopicArn` setting; both is ambiguous. */

@@ -176,13 +176,24 @@ describe('ShardwalService', () => {
       expect(new ShardwalService(stack, 'S', { functionCode: INLINE_CODE }).stage).toBe('Orders');
     });
 
-    it('validates the settings at synth as the context is validated', () => {
+    it('validates the settings at synth as the context is validated, naming the prop', () => {
       const stack = new Stack(new App(), 'Bad');
-      expect(() => new ShardwalService(stack, 'S', { settings: { flushIntervalMs: 0 } })).toThrow(
-        ConfigError,
+      const thrown = (settings: Record<string, unknown>) => {
+        try {
+          new ShardwalService(stack, `S${Math.random()}`, { settings, functionCode: INLINE_CODE });
+        } catch (error) {
+          return error as Error;
+        }
+        throw new Error('no error');
+      };
+      const interval = thrown({ flushIntervalMs: 0 });
+      expect(interval).toBeInstanceOf(ContextError);
+      expect(interval.message).toBe(
+        'ShardwalService props.settings.flushIntervalMs=0: expected at least 1',
       );
-      expect(() => new ShardwalService(stack, 'T', { settings: { flushIntervalMs: 0 } })).toThrow(
-        /SHARDWAL_FLUSH_INTERVAL_MS=0/,
+      expect(interval.cause).toBeInstanceOf(ConfigError);
+      expect(thrown({ apiRateLimit: 'x' }).message).toMatch(
+        /^ShardwalService props\.settings\.apiRateLimit="x": expected a whole number/,
       );
     });
 

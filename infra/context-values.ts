@@ -15,6 +15,19 @@ export class ContextError extends Error {
   }
 }
 
+/**
+ * A `ShardwalService` prop that cannot be deployed; names the prop
+ * (`props.settings.flushIntervalMs`) and the value. A `ContextError`, so
+ * whatever catches those catches it too.
+ */
+export class PropError extends ContextError {
+  constructor(prop: string, value: unknown, problem: string, options?: { cause?: unknown }) {
+    super(prop, value, problem, options);
+    this.message = `ShardwalService props.${prop}=${JSON.stringify(value)}: ${problem}`;
+    this.name = 'PropError';
+  }
+}
+
 /** Reads one context value (`app.node.tryGetContext`). */
 export type ContextReader = (key: string) => unknown;
 

@@ -18,6 +18,8 @@ export type PinnableResource =
   | 'accessLogBucket'
   | 'ingestQueue'
   | 'ingestDlq'
+  | 'ingestFifoQueue'
+  | 'ingestFifoDlq'
   | 'flushQueue'
   | 'flushDlq';
 
@@ -31,6 +33,9 @@ export const PINNED_LOGICAL_IDS = {
   accessLogBucket: 'StorageAccessLogs96FB524C',
   ingestQueue: 'QueuesIngest03326846',
   ingestDlq: 'QueuesIngestDlq9A58644E',
+  // Added after the others, with the ids they were first deployed under.
+  ingestFifoQueue: 'QueuesIngestFifoBB9FB0FC',
+  ingestFifoDlq: 'QueuesIngestFifoDlq741C3AB7',
   flushQueue: 'QueuesFlushA9CE9627',
   flushDlq: 'QueuesFlushDlqD3001665',
 } as const satisfies Record<PinnableResource, string>;
@@ -41,17 +46,21 @@ export const PINNED_LOGICAL_IDS = {
  * so the ids must be final before anything refers to them.
  */
 export function pinLogicalIds(storage: Storage, queues: Queues, ids: PinnedLogicalIds): void {
-  const resources: Record<PinnableResource, IConstruct> = {
-    table: storage.table,
-    bucket: storage.bucket,
+  // Resources brought by the app (props `table`, `bucket`) are not the service's to pin.
+  const resources: Record<PinnableResource, IConstruct | undefined> = {
+    table: storage.ownTable,
+    bucket: storage.ownBucket,
     accessLogBucket: storage.accessLogBucket,
     ingestQueue: queues.ingest,
     ingestDlq: queues.ingestDlq,
+    ingestFifoQueue: queues.ingestFifo,
+    ingestFifoDlq: queues.ingestFifoDlq,
     flushQueue: queues.flush,
     flushDlq: queues.flushDlq,
   };
   for (const [name, id] of Object.entries(ids)) {
-    if (id === undefined) continue;
-    (resources[name as PinnableResource].node.defaultChild as CfnElement).overrideLogicalId(id);
+    const resource = resources[name as PinnableResource];
+    if (id === undefined || resource === undefined) continue;
+    (resource.node.defaultChild as CfnElement).overrideLogicalId(id);
   }
 }

@@ -35,7 +35,7 @@ import {
 import { ContextError, type ContextReader, isSet, onOff, wholeNumber } from './context-values.js';
 import { type DeployLogLevel, LOG_LEVEL_CONTEXT, logLevelFrom } from './log-settings.js';
 
-export { ContextError, type ContextReader } from './context-values.js';
+export { ContextError, type ContextReader, PropError } from './context-values.js';
 
 /** Context keys of the deployment, beside one key per service setting (`SETTINGS`). */
 export const DEPLOY_CONTEXT = {
@@ -52,7 +52,10 @@ export const DEPLOY_CONTEXT = {
   alarmEmail: 'alarmEmail',
   alarmTopicArn: 'alarmTopicArn',
   reservedConcurrency: 'reservedConcurrency',
-  ingestMaxConcurrency: 'ingestMaxConcurrency',
+  /** Concurrency cap of put-sqs's event source on the standard ingest queue. */
+  ingestStandardMaxConcurrency: 'ingestStandardMaxConcurrency',
+  /** Concurrency cap of put-sqs's event source on the FIFO ingest queue. */
+  ingestFifoMaxConcurrency: 'ingestFifoMaxConcurrency',
   producerAccounts: 'producerAccounts',
   authorizer: 'authorizer',
   jwtIssuer: 'jwtIssuer',
@@ -69,9 +72,21 @@ export const DEPLOY_DEFAULTS = {
   apiRateLimit: 1_000,
   apiBurstLimit: 2_000,
   reservedConcurrency: true,
-  /** Concurrent put-sqs invocations the ingest queue may drive: bounds DynamoDB load and the share of the account's concurrency. */
-  ingestMaxConcurrency: 50,
+  /**
+   * Concurrent put-sqs invocations each ingest queue may drive (Lambda caps
+   * each event source on its own): bounds DynamoDB load and the share of the
+   * account's concurrency. put-sqs runs at most their sum, 50, at once.
+   */
+  ingestStandardMaxConcurrency: 40,
+  ingestFifoMaxConcurrency: 10,
 } as const;
+
+/**
+ * The key before the cap was per event source. Each of the two sources got
+ * the whole value, so put-sqs could run twice what it said; refused with the
+ * keys that replace it rather than read with a meaning it never had.
+ */
+export const RETIRED_INGEST_KEY = 'ingestMaxConcurrency';
 
 /** Lambda's bounds on an SQS event source's maximum concurrency. */
 export const INGEST_MAX_CONCURRENCY_RANGE = { min: 2, max: 1_000 } as const;
@@ -134,7 +149,8 @@ export interface DeploySettings {
   alarmTopicArn: string | undefined;
   /** Reserve concurrency for the ticker, flush workers, export and recover. */
   reservedConcurrency: boolean;
-  ingestMaxConcurrency: number;
+  /** Concurrency cap of each ingest event source; put-sqs runs at most their sum at once. */
+  ingestMaxConcurrency: { standard: number; fifo: number };
   /** Other AWS accounts whose principals may assume the producer role. */
   producerAccounts: readonly string[];
   authorizer: ApiAuthorizer;
@@ -231,6 +247,13 @@ function rejectUnknownKeys(get: ContextReader, keys: readonly string[]): void {
     ...CAPACITY_KEYS,
   ]);
   for (const key of keys) {
+    if (key === RETIRED_INGEST_KEY) {
+      throw new ContextError(
+        key,
+        get(key),
+        `replaced by ${DEPLOY_CONTEXT.ingestStandardMaxConcurrency} and ${DEPLOY_CONTEXT.ingestFifoMaxConcurrency} (one cap per ingest queue's event source; put-sqs runs at most their sum): each source got the whole value, twice the documented bound`,
+      );
+    }
     if (SHARDWAL_KEY.test(key) && !known.has(key)) {
       throw new ContextError(
         key,
@@ -239,6 +262,19 @@ function rejectUnknownKeys(get: ContextReader, keys: readonly string[]): void {
       );
     }
   }
+}
+
+function ingestCap(
+  get: ContextReader,
+  key: 'ingestStandardMaxConcurrency' | 'ingestFifoMaxConcurrency',
+): number {
+  return wholeNumber(
+    get,
+    DEPLOY_CONTEXT[key],
+    DEPLOY_DEFAULTS[key],
+    INGEST_MAX_CONCURRENCY_RANGE.min,
+    INGEST_MAX_CONCURRENCY_RANGE.max,
+  );
 }
 
 /**
@@ -324,13 +360,10 @@ export function settingsFromContext(
       DEPLOY_CONTEXT.reservedConcurrency,
       DEPLOY_DEFAULTS.reservedConcurrency,
     ),
-    ingestMaxConcurrency: wholeNumber(
-      get,
-      DEPLOY_CONTEXT.ingestMaxConcurrency,
-      DEPLOY_DEFAULTS.ingestMaxConcurrency,
-      INGEST_MAX_CONCURRENCY_RANGE.min,
-      INGEST_MAX_CONCURRENCY_RANGE.max,
-    ),
+    ingestMaxConcurrency: {
+      standard: ingestCap(get, 'ingestStandardMaxConcurrency'),
+      fifo: ingestCap(get, 'ingestFifoMaxConcurrency'),
+    },
     producerAccounts: accountsFrom(get),
     authorizer: authorizerFrom(get),
     apiRateLimit: wholeNumber(get, DEPLOY_CONTEXT.apiRateLimit, DEPLOY_DEFAULTS.apiRateLimit, 1),

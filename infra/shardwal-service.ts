@@ -9,20 +9,30 @@
  * cdk-nag runs at App (or Stage) scope only: call `addShardwalChecks(app)`
  * once (`checks.ts`).
  */
-import { Stack } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { Code } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
-import { RESOURCE_ENV } from '../lib/config.js';
+import {
+  CAPACITY_MODE_ENV,
+  DURABLE_PUTS_ENV,
+  RESOURCE_ENV,
+  SETTINGS,
+  SPILL_BYTES_ENV,
+} from '../lib/config.js';
+import { ConfigError } from '../lib/errors.js';
 import { Alarms } from './constructs/alarms.js';
 import { Api } from './constructs/api.js';
 import { FLUSH_WORKER_MAX_CONCURRENCY } from './constructs/concurrency.js';
 import { ServiceDashboard } from './constructs/dashboard.js';
 import { Functions } from './constructs/functions.js';
 import { grantLeastPrivilege } from './constructs/permissions.js';
-import { ProducerPolicy } from './constructs/producer-policy.js';
+import { type GrantProduceOptions, ProducerPolicy } from './constructs/producer-policy.js';
 import { INGEST_BATCHING_WINDOW, Queues } from './constructs/queues.js';
 import { ReaderPolicy } from './constructs/reader-policy.js';
 import { Schedules } from './constructs/schedules.js';
@@ -35,6 +45,8 @@ import {
   ContextError,
   DEPLOY_CONTEXT,
   type DeploySettings,
+  PropError,
+  type SettingsKey,
   type ShardwalSettings,
   validateDeploySettings,
 } from './settings.js';
@@ -58,6 +70,24 @@ export interface ShardwalServiceProps {
   readonly logicalIds?: PinnedLogicalIds;
   /** Prebuilt code for every function (template tests); unset, `functions/*.ts` are bundled. */
   readonly functionCode?: Code;
+  /**
+   * An existing DynamoDB table with shardwal's layout (`TABLE_LAYOUT`: keys
+   * `pk`/`sk`, the sparse `pending` and `registry` indexes, TTL on
+   * `expiresAt`) instead of a new one. Capacity settings then do nothing.
+   */
+  readonly table?: ITable;
+  /**
+   * An existing bucket instead of a new one. The service then adds none of
+   * the bucket's guardrails (overwrite deny, TLS only, versioning,
+   * lifecycle): synth warns until that is acknowledged (docs/deploy.md).
+   */
+  readonly bucket?: IBucket;
+  /** What deleting the stack does to the data: table, buckets, ingest queues. Default RETAIN. */
+  readonly removalPolicy?: RemovalPolicy;
+  /** The table's deletion protection. Default on. */
+  readonly deletionProtection?: boolean;
+  /** Whether to create the CloudWatch dashboard. Default on (alarms are always on). */
+  readonly dashboard?: boolean;
 }
 
 /** The shardwal service. */
@@ -71,7 +101,8 @@ export class ShardwalService extends Construct {
   readonly api: Api;
   readonly schedules: Schedules;
   readonly alarms: Alarms;
-  readonly dashboard: ServiceDashboard;
+  /** The dashboard; undefined with `dashboard: false`. */
+  readonly dashboard: ServiceDashboard | undefined;
   readonly producers: ProducerPolicy;
   /** Readers' least privilege (`shardwal tail`, `tailShard`): the policy, or `readers.grantRead(grantee)`. */
   readonly readers: ReaderPolicy;
@@ -82,14 +113,21 @@ export class ShardwalService extends Construct {
     // cannot be granted on a bucket-owner-enforced bucket). The flag is the
     // app's to set; pinned here so the construct works in any app.
     this.node.setContext(cxapi.S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY, true);
-    const settings = validateDeploySettings(props.settings);
+    const settings = settingsOfProps(props.settings);
     this.settings = settings;
     this.stage = settings.stage ?? Stack.of(this).stackName;
     assertStageUnique(this);
     const sizes = functionSizes(settings.service);
 
-    this.storage = new Storage(this, 'Storage', { capacity: settings.capacity });
+    this.storage = new Storage(this, 'Storage', {
+      capacity: settings.capacity,
+      table: props.table,
+      bucket: props.bucket,
+      removalPolicy: props.removalPolicy,
+      deletionProtection: props.deletionProtection,
+    });
     this.queues = new Queues(this, 'Queues', {
+      ingestRemovalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
       ingestConsumerTimeout: sizes.putSqs.timeout,
       ingestBatchingWindow: INGEST_BATCHING_WINDOW,
       flushConsumerTimeout: sizes.flushWorker.timeout,
@@ -129,7 +167,7 @@ export class ShardwalService extends Construct {
         maxBatchingWindow: INGEST_BATCHING_WINDOW,
         reportBatchItemFailures: true,
         // Bounds what a backlog can do to the table and to the account's concurrency.
-        maxConcurrency: settings.ingestMaxConcurrency,
+        maxConcurrency: settings.ingestMaxConcurrency.standard,
       }),
     );
     // FIFO: no batching window (FIFO sources take none); the handler sees the
@@ -138,7 +176,7 @@ export class ShardwalService extends Construct {
       new SqsEventSource(this.queues.ingestFifo, {
         batchSize: 10,
         reportBatchItemFailures: true,
-        maxConcurrency: settings.ingestMaxConcurrency,
+        maxConcurrency: settings.ingestMaxConcurrency.fifo,
       }),
     );
     // No batching window: a flush request is served before the next tick.
@@ -176,17 +214,20 @@ export class ShardwalService extends Construct {
       httpApi: this.api.httpApi,
       ...alarmTopicOf(this, props.alarmTopic, settings),
     });
-    this.dashboard = new ServiceDashboard(this, 'Dashboard', {
-      metric: serviceMetrics(this.stage),
-      functions: fns,
-      deadLetterQueues: {
-        ingest: this.queues.ingestDlq,
-        ingestFifo: this.queues.ingestFifoDlq,
-        flush: this.queues.flushDlq,
-        failures: this.queues.failures,
-      },
-      alarms: this.alarms.all,
-    });
+    this.dashboard =
+      props.dashboard === false
+        ? undefined
+        : new ServiceDashboard(this, 'Dashboard', {
+            metric: serviceMetrics(this.stage),
+            functions: fns,
+            deadLetterQueues: {
+              ingest: this.queues.ingestDlq,
+              ingestFifo: this.queues.ingestFifoDlq,
+              flush: this.queues.flushDlq,
+              failures: this.queues.failures,
+            },
+            alarms: this.alarms.all,
+          });
     this.producers = new ProducerPolicy(this, 'ProducerPolicy', {
       ingestQueues: [this.queues.ingest, this.queues.ingestFifo],
       httpApi: this.api.httpApi,
@@ -197,6 +238,20 @@ export class ShardwalService extends Construct {
     acknowledgeServerlessFindings(this.functions);
   }
 
+  /**
+   * Lets `grantee` put rows over HTTP and SQS and read shard status, for the
+   * given shard names or prefixes (`orders-*`) over HTTP; SQS cannot be
+   * narrowed by shard. The same actions as the producer policy.
+   */
+  grantProduce(grantee: IGrantable, options: GrantProduceOptions = {}): Grant {
+    return this.producers.grantProduce(grantee, options);
+  }
+
+  /** Lets `grantee` read the durable rows (`shardwal tail`, `tailShard`, `dump --bucket`). */
+  grantRead(grantee: IGrantable): Grant {
+    return this.readers.grantRead(grantee);
+  }
+
   /** What a deployment's outputs carry, by output name (the stack decides where they go). */
   outputs(): Record<string, string> {
     const fns = this.functions.byName;
@@ -205,8 +260,13 @@ export class ShardwalService extends Construct {
       ApiUrl: this.api.url,
       BucketName: this.storage.bucket.bucketName,
       TableName: this.storage.table.tableName,
+      ...(this.storage.accessLogBucket
+        ? { AccessLogBucketName: this.storage.accessLogBucket.bucketName }
+        : {}),
       IngestQueueUrl: this.queues.ingest.queueUrl,
       IngestFifoQueueUrl: this.queues.ingestFifo.queueUrl,
+      IngestDlqUrl: this.queues.ingestDlq.queueUrl,
+      IngestFifoDlqUrl: this.queues.ingestFifoDlq.queueUrl,
       FlushQueueUrl: this.queues.flush.queueUrl,
       FailuresQueueUrl: this.queues.failures.queueUrl,
       RecoverFunctionName: fns.recover.functionName,
@@ -215,9 +275,44 @@ export class ShardwalService extends Construct {
       ReaderPolicyArn: this.readers.policy.managedPolicyArn,
       ...(this.producers.role ? { ProducerRoleArn: this.producers.role.roleArn } : {}),
       AlarmTopicArn: this.alarms.topic.topicArn,
-      DashboardName: this.dashboard.dashboard.dashboardName,
+      ...(this.dashboard ? { DashboardName: this.dashboard.dashboard.dashboardName } : {}),
     };
   }
+}
+
+/**
+ * The `settings` prop, validated as the context is; an error names the prop
+ * (`settings.flushIntervalMs`), not a context key or an environment name,
+ * and keeps the service's own error as its cause.
+ */
+function settingsOfProps(settings: ShardwalSettings | undefined): DeploySettings {
+  try {
+    return validateDeploySettings(settings);
+  } catch (error) {
+    const key =
+      error instanceof ContextError
+        ? error.contextKey
+        : error instanceof ConfigError
+          ? settingKeyOfEnv(error.setting)
+          : undefined;
+    if (key === undefined) throw error;
+    const problem = (error as Error).message.replace(/^.*?=("[^"]*"|[^:]*): /, '');
+    throw new PropError(`settings.${key}`, settings?.[key as SettingsKey], problem, {
+      cause: error,
+    });
+  }
+}
+
+/** The settings key of a service setting's environment name (`SHARDWAL_FLUSH_INTERVAL_MS` → `flushIntervalMs`). */
+function settingKeyOfEnv(env: string): string {
+  const named = Object.entries(SETTINGS).find(([, s]) => s.env === env)?.[0];
+  if (named) return named;
+  const deploy: Record<string, string> = {
+    [DURABLE_PUTS_ENV]: 'durablePuts',
+    [CAPACITY_MODE_ENV]: 'capacityMode',
+    [SPILL_BYTES_ENV]: 'spillBytes',
+  };
+  return deploy[env] ?? env;
 }
 
 /** The alarm topic from the prop or the `alarmTopicArn` setting; both is ambiguous. */
@@ -252,8 +347,15 @@ function assertStageUnique(service: ShardwalService): void {
       throw new ContextError(
         DEPLOY_CONTEXT.stage,
         service.stage,
-        `${other.node.path} already uses this stage in ${stack.account}/${stack.region}; give each service its own stage`,
+        `${other.node.path} already uses this stage in ${envName(stack)}; give each service its own stage`,
       );
     }
   }
+}
+
+/** The stack's account and region as a person reads them (an env-agnostic one has tokens). */
+function envName(stack: Stack): string {
+  const account = Token.isUnresolved(stack.account) ? 'the deploying account' : stack.account;
+  const region = Token.isUnresolved(stack.region) ? 'the deploying region' : stack.region;
+  return `${account}, ${region}`;
 }

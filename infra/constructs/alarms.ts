@@ -9,7 +9,7 @@
  * `resource-alarms.ts` (queues, functions, table, API); the operator's view
  * is in docs/deploy.md.
  */
-import { Annotations } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
@@ -18,7 +18,8 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
@@ -48,13 +49,54 @@ export type AddAlarm = (
   options?: AlarmOptions,
 ) => Alarm;
 
+/** Sid of the topic policy statement that lets this account's alarms publish. */
+export const ALARM_PUBLISH_SID = 'AllowCloudWatchAlarmsOfThisAccount';
+
+/**
+ * The alarm topic this construct creates. A topic policy replaces SNS's
+ * default policy, and `enforceSSL` writes one (deny publishing without TLS):
+ * without an allow for CloudWatch, alarms would fail to publish ("no
+ * resource-based policy allows") and notify nobody. So CloudWatch may
+ * publish, for alarms of this account only (`aws:SourceAccount`, and
+ * `aws:SourceArn` on the account's alarms, against the confused deputy).
+ *
+ * Not encrypted: CloudWatch can publish to an encrypted topic only with a
+ * customer managed key whose policy lets `cloudwatch.amazonaws.com` use it;
+ * with the AWS managed SNS key alarms are dropped silently. Notifications
+ * carry alarm names and states, no data.
+ */
+function alarmTopic(scope: Construct): Topic {
+  const topic = new Topic(scope, 'Topic', { displayName: 'shardwal alarms', enforceSSL: true });
+  const stack = Stack.of(scope);
+  topic.addToResourcePolicy(
+    new PolicyStatement({
+      sid: ALARM_PUBLISH_SID,
+      principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+      actions: ['sns:Publish'],
+      resources: [topic.topicArn],
+      conditions: {
+        StringEquals: { 'aws:SourceAccount': stack.account },
+        ArnLike: {
+          'aws:SourceArn': stack.formatArn({
+            service: 'cloudwatch',
+            resource: 'alarm',
+            resourceName: '*',
+            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          }),
+        },
+      },
+    }),
+  );
+  return topic;
+}
+
 /** Props of `Alarms`. */
 export interface AlarmsProps {
   stage: string;
   settings: DeploySettings;
   functions: Functions;
   queues: Queues;
-  table: Table;
+  table: ITable;
   httpApi: HttpApi;
   /** An existing topic to notify; unset, one is created. */
   topic?: ITopic;
@@ -68,8 +110,7 @@ export class Alarms extends Construct {
   constructor(scope: Construct, id: string, props: AlarmsProps) {
     super(scope, id);
     const { settings } = props;
-    this.topic =
-      props.topic ?? new Topic(this, 'Topic', { displayName: 'shardwal alarms', enforceSSL: true });
+    this.topic = props.topic ?? alarmTopic(this);
     if (settings.alarmEmail) {
       this.topic.addSubscription(
         // An undeliverable notification is kept with the other failures, not lost.

@@ -1,39 +1,38 @@
 /**
- * How every function is bundled: the project's own esbuild, never Docker.
- * `test/infra/bundle.test.ts` bundles with these same values through esbuild's
- * JS API, so what the test loads is what `cdk deploy` ships.
+ * How every function is bundled when the construct runs from the sources:
+ * the project's own esbuild at synth, never Docker, with the options of
+ * `bundle-options.ts` (which the package build uses for its prebuilt bundles).
+ * `test/infra/bundle.test.ts` bundles with those options through esbuild's JS
+ * API, and `cdk-synth.test.ts` checks what `cdk synth` writes.
  */
 import { Runtime } from 'aws-cdk-lib/aws-lambda';
-import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BundlingOptions, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import {
+  ESBUILD_OPTIONS,
+  ESBUILD_TARGET,
+  ESM_REQUIRE_BANNER,
+  MAIN_FIELDS,
+} from './bundle-options.js';
+
+export { ESBUILD_TARGET, ESM_REQUIRE_BANNER, MAIN_FIELDS };
 
 /** The Lambda runtime of every function (the newest Node the CDK knows; cdk-nag L1 holds us to it). */
 export const RUNTIME = Runtime.NODEJS_24_X;
 
-/** esbuild target matching `RUNTIME`. */
-export const ESBUILD_TARGET = 'node24';
-
-/**
- * ESM bundles inline CommonJS dependencies that call `require` (the AWS SDK's
- * and middy's transitive deps); ESM has no `require`, so the banner defines one.
- */
-export const ESM_REQUIRE_BANNER =
-  "import { createRequire as __shardwalCreateRequire } from 'node:module'; const require = __shardwalCreateRequire(import.meta.url);";
-
-/** Prefer packages' ESM entry points: smaller bundles and real tree shaking. */
-export const MAIN_FIELDS = ['module', 'main'];
-
-/**
- * `NodejsFunction` bundling options. The AWS SDK is bundled (`externalModules:
- * []`) instead of taken from the runtime: the versions pinned in package.json
- * are the ones tested, and a tree-shaken ESM bundle starts faster.
- */
+/** `NodejsFunction` bundling options: `ESBUILD_OPTIONS` in the CDK's terms. */
 export const BUNDLING: BundlingOptions = {
   forceDockerBundling: false,
   format: OutputFormat.ESM,
-  target: ESBUILD_TARGET,
-  mainFields: MAIN_FIELDS,
-  banner: ESM_REQUIRE_BANNER,
-  minify: true,
+  target: ESBUILD_OPTIONS.target,
+  mainFields: [...ESBUILD_OPTIONS.mainFields],
+  banner: ESBUILD_OPTIONS.banner.js,
+  // `minify` would rename identifiers; stack traces keep the names instead.
+  minify: false,
+  esbuildArgs: {
+    '--minify-whitespace': ESBUILD_OPTIONS.minifyWhitespace,
+    '--minify-syntax': ESBUILD_OPTIONS.minifySyntax,
+  },
   sourceMap: true,
-  externalModules: [],
+  sourceMapMode: SourceMapMode.EXTERNAL,
+  externalModules: [...ESBUILD_OPTIONS.external],
 };

@@ -7,13 +7,12 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
   ApplicationLogLevel,
   Architecture,
-  type Code,
+  Code,
   LoggingFormat,
   SystemLogLevel,
 } from 'aws-cdk-lib/aws-lambda';
@@ -23,25 +22,34 @@ import { Construct } from 'constructs';
 import { RESOURCE_ENV } from '../../lib/config.js';
 import { METRICS_NAMESPACE } from '../../lib/observability/metric-names.js';
 import { SERVICE_NAME } from '../../lib/observability/telemetry.js';
+import { BUNDLE_DIR, BUNDLE_FILE, REPO_ROOT } from '../build/paths.js';
 import type { DeploySettings } from '../settings.js';
 import { BUNDLING, RUNTIME } from './bundling.js';
 import { reservedConcurrencyOf } from './concurrency.js';
+import { HANDLERS, type HandlerName } from './handlers.js';
 import type { FunctionSize } from './sizing.js';
 
-/** Every deployed handler and its entry file in `functions/`. */
-export const HANDLERS = {
-  putHttp: 'put-http',
-  statusHttp: 'status-http',
-  putSqs: 'put-sqs',
-  flushTick: 'flush-tick',
-  flushWorker: 'flush-worker',
-  export: 'export',
-  recover: 'recover',
-} as const;
-export type HandlerName = keyof typeof HANDLERS;
+export { HANDLERS, type HandlerName };
 
-/** Repository root (holds package-lock.json and `functions/`). */
-export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** Repository root (holds package-lock.json and `functions/`); the package root when run from `dist/`. */
+export const PROJECT_ROOT = REPO_ROOT;
+
+/**
+ * The prebuilt bundle of `file` when this module runs compiled from the
+ * package (`dist/`), where the build put one per handler; undefined when it
+ * runs from the sources, which are bundled at synth instead. So an app that
+ * installs the package needs neither esbuild nor the handlers' sources.
+ */
+function prebuiltBundle(file: string): string | undefined {
+  if (!import.meta.url.endsWith('.js')) return undefined;
+  const dir = join(BUNDLE_DIR, file);
+  if (!existsSync(join(dir, BUNDLE_FILE))) {
+    throw new Error(
+      `the package has no bundle for ${file} at ${dir}: it was packed without its build`,
+    );
+  }
+  return dir;
+}
 
 /** Directory of the Lambda entry points. */
 export const FUNCTIONS_DIR = join(PROJECT_ROOT, 'functions');
@@ -98,7 +106,6 @@ export class Functions extends Construct {
       // Powertools obeys Lambda's level (AWS_LAMBDA_LOG_LEVEL) over this one;
       // kept equal so that the two can never be read as disagreeing.
       POWERTOOLS_LOG_LEVEL: props.settings.logLevel,
-      NODE_OPTIONS: '--enable-source-maps',
     };
     const logGroups = {} as Record<HandlerName, LogGroup>;
     const make = (name: HandlerName): NodejsFunction => {
@@ -138,6 +145,14 @@ export class Functions extends Construct {
         return new NodejsFunction(this, name, {
           ...common,
           code: props.code,
+          handler: 'index.handler',
+        });
+      }
+      const prebuilt = prebuiltBundle(file);
+      if (prebuilt) {
+        return new NodejsFunction(this, name, {
+          ...common,
+          code: Code.fromAsset(prebuilt),
           handler: 'index.handler',
         });
       }

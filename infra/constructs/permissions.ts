@@ -30,14 +30,14 @@
  *   5. No grant outlives its use: `TABLE_ACTIONS_BY_HANDLER` lists what each
  *      handler's code sends; S3 grants name only the key kinds it touches.
  */
-import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import type { Bucket } from 'aws-cdk-lib/aws-s3';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { HandlerName } from './functions.js';
 import { EXPORT_READ_PATTERNS, EXPORT_WRITTEN_PATTERNS, KEY_PATTERNS } from './key-patterns.js';
-import { acknowledgeWildcardResources, arnToken } from './nag.js';
+import { acknowledgeWildcardResources } from './nag.js';
 import { TABLE_LAYOUT } from './storage.js';
 
 /**
@@ -88,8 +88,8 @@ const UPLOAD_PARTS: Record<string, unknown> = { Bool: { 's3:ObjectCreationOperat
 /** Resources the grants refer to. */
 export interface PermissionTargets {
   functions: Record<HandlerName, NodejsFunction>;
-  table: Table;
-  bucket: Bucket;
+  table: ITable;
+  bucket: IBucket;
   flushQueue: Queue;
   /** Where put-sqs sends the messages it refuses for good (`lib/sqs/put-messages.ts`). */
   ingestDeadLetterQueues: Queue[];
@@ -218,12 +218,12 @@ function grantSpill(t: PermissionTargets, allow: Allow, listBucket: (name: Handl
  */
 function acknowledgeKeyPatterns(
   fn: NodejsFunction,
-  bucket: Bucket,
+  bucket: IBucket,
   patterns: readonly string[],
 ): void {
   acknowledgeWildcardResources(
     fn.role!,
-    patterns.map((pattern) => `${arnToken(bucket)}/${pattern}`),
+    patterns.map((pattern) => bucket.arnForObjects(pattern)),
     'Object keys are shards/<shard>/<kind>/<position...> and spill/<shard>/<seq>-<putId>: shard names, positions, seqs and put ids are data created at run time, so the grant names the key layout, not keys.',
   );
 }

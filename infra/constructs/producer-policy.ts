@@ -1,7 +1,7 @@
 /**
  * A managed policy for producers to attach to their own roles: send to the
- * ingest queues (standard and FIFO) and, with the IAM authorizer, call the
- * three API routes.
+ * ingest queues (standard and FIFO, `PRODUCER_QUEUE_ACTIONS`) and, with the
+ * IAM authorizer, call the three API routes.
  * Nothing else: no table, no bucket, no flush queue.
  *
  * Producers in other accounts assume the producer role, which carries that
@@ -13,15 +13,28 @@ import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   AccountPrincipal,
   CompositePrincipal,
+  Grant,
+  type IGrantable,
   ManagedPolicy,
   PolicyStatement,
   Role,
 } from 'aws-cdk-lib/aws-iam';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
+import { SHARD_NAME_PATTERN } from '../../lib/paths.js';
+import { ContextError } from '../context-values.js';
 import type { ApiAuthorizer } from '../settings.js';
 import { ROUTES } from './api.js';
-import { acknowledgeWildcardResources, refToken } from './nag.js';
+import { acknowledgeWildcardResources } from './nag.js';
+
+/**
+ * What the project's SQS producers send to an ingest queue: the messages
+ * (`SendMessageBatch` is authorized as `SendMessage`), and `GetQueueAttributes`,
+ * which `createSqsProducer` (and `shardwal put --sqs`) calls to learn the
+ * queue's maximum message size unless `maxMessageBytes` is given. Read-only:
+ * it tells the producer the queue's settings, nothing about its messages.
+ */
+export const PRODUCER_QUEUE_ACTIONS = ['sqs:SendMessage', 'sqs:GetQueueAttributes'] as const;
 
 /** Props of `ProducerPolicy`. */
 export interface ProducerPolicyProps {
@@ -36,18 +49,61 @@ export interface ProducerPolicyProps {
 /** The route's path in an execute-api ARN: `{param}` segments become `*`. */
 const arnPath = (path: string) => path.replace(/\{[^}]+\}/g, '*');
 
+/** The route's path for one shard name or prefix (`orders`, `orders-*`); `{seq}` stays `*`. */
+const shardPath = (path: string, shard: string) =>
+  arnPath(path.replace('{shard}', shard.replace(/\*$/, '#')).replace('#', '*'));
+
+/** Options of `grantProduce`. */
+export interface GrantProduceOptions {
+  /**
+   * Shard names, or prefixes ending in `*` (`orders-*`), the grantee may put
+   * to and read the status of over HTTP; unset, every shard. SQS cannot be
+   * narrowed: IAM does not see the shard in a message's body, so the grant
+   * covers the ingest queues whole.
+   */
+  readonly shards?: readonly string[];
+}
+
+const SHARD_PREFIX = /^[a-z0-9][a-z0-9_-]{0,62}\*$/;
+
+/** Validates the shard names and prefixes of `grantProduce`; the error names the option. */
+function shardPatterns(shards: readonly string[] | undefined): string[] {
+  if (shards === undefined) return ['*'];
+  if (shards.length === 0) {
+    throw new ContextError(
+      'grantProduce.shards',
+      shards,
+      'expected at least one shard name or prefix',
+    );
+  }
+  for (const shard of shards) {
+    if (!SHARD_NAME_PATTERN.test(shard) && !SHARD_PREFIX.test(shard)) {
+      throw new ContextError(
+        'grantProduce.shards',
+        shard,
+        "expected a shard name (a-z, 0-9, '-', '_') or a prefix of one ending in *",
+      );
+    }
+  }
+  return [...shards];
+}
+
 /** The producers' policy. */
 export class ProducerPolicy extends Construct {
   readonly policy: ManagedPolicy;
   /** The role producers of other accounts assume, when accounts are trusted. */
   readonly role: Role | undefined;
+  readonly #props: ProducerPolicyProps;
 
   constructor(scope: Construct, id: string, props: ProducerPolicyProps) {
     super(scope, id);
-    const routes = Object.values(ROUTES);
+    this.#props = props;
+    const routeArns = Object.values(ROUTES).map((r) =>
+      props.httpApi.arnForExecuteApi(r.method, arnPath(r.path), '$default'),
+    );
     const statements = [
       new PolicyStatement({
-        actions: ['sqs:SendMessage'],
+        actions: [...PRODUCER_QUEUE_ACTIONS],
         resources: props.ingestQueues.map((q) => q.queueArn),
       }),
     ];
@@ -56,9 +112,7 @@ export class ProducerPolicy extends Construct {
       statements.push(
         new PolicyStatement({
           actions: ['execute-api:Invoke'],
-          resources: routes.map((r) =>
-            props.httpApi.arnForExecuteApi(r.method, arnPath(r.path), '$default'),
-          ),
+          resources: routeArns,
         }),
       );
     }
@@ -67,13 +121,9 @@ export class ProducerPolicy extends Construct {
       statements,
     });
     if (props.authorizer.kind === 'iam') {
-      const api = refToken(props.httpApi);
       acknowledgeWildcardResources(
         this.policy,
-        routes.map(
-          (r) =>
-            `arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:${api}/$default/${r.method}${arnPath(r.path)}`,
-        ),
+        routeArns,
         'Route ARNs carry * for the {shard} and {seq} path parameters: producers choose shard names at run time; method and route are fixed.',
       );
     }
@@ -89,5 +139,40 @@ export class ProducerPolicy extends Construct {
             assumedBy: new CompositePrincipal(...accounts.map((a) => new AccountPrincipal(a))),
             managedPolicies: [this.policy],
           });
+  }
+
+  /**
+   * Grants `grantee` what a producer needs: the ingest queues' actions
+   * (`PRODUCER_QUEUE_ACTIONS`) and, with the IAM authorizer, the three routes,
+   * for `options.shards` only when given. The route ARNs carry `*` (a shard
+   * prefix, the seq), so cdk-nag IAM5 findings on the grantee's policy are
+   * acknowledged on the grantee, one route at a time.
+   */
+  grantProduce(grantee: IGrantable, options: GrantProduceOptions = {}): Grant {
+    const props = this.#props;
+    const shards = shardPatterns(options.shards);
+    let grant = Grant.addToPrincipal({
+      grantee,
+      actions: [...PRODUCER_QUEUE_ACTIONS],
+      resourceArns: props.ingestQueues.map((q) => q.queueArn),
+    });
+    if (props.authorizer.kind !== 'iam') return grant;
+    const routeArns = shards.flatMap((shard) =>
+      Object.values(ROUTES).map((r) =>
+        props.httpApi.arnForExecuteApi(r.method, shardPath(r.path, shard), '$default'),
+      ),
+    );
+    grant = grant.combine(
+      Grant.addToPrincipal({ grantee, actions: ['execute-api:Invoke'], resourceArns: routeArns }),
+    );
+    const construct = grantee as Partial<IConstruct>;
+    if (construct.node) {
+      acknowledgeWildcardResources(
+        construct as IConstruct,
+        routeArns.filter((arn) => arn.includes('*')),
+        'shardwal grantProduce: route ARNs carry * for the seq path parameter, and for the shard when the grant covers every shard or a prefix of shard names; method and route are fixed.',
+      );
+    }
+    return grant;
   }
 }

@@ -23,6 +23,7 @@ import {
   FifoThroughputLimit,
   Queue,
   QueueEncryption,
+  type QueuePolicy,
 } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { HOLD_BACK, INGEST_MAX_RECEIVE_COUNT } from '../../lib/sqs/hold-back.js';
@@ -58,6 +59,8 @@ export function visibilityTimeoutFor(
 
 /** Props of `Queues`. */
 export interface QueuesProps {
+  /** What deleting the stack does to the ingest queues and their DLQs (they hold producers' rows). */
+  ingestRemovalPolicy: RemovalPolicy;
   /** Timeout of the put function consuming `ingest` and `ingestFifo`. */
   ingestConsumerTimeout: Duration;
   /** Batching window of the `ingest` event source (FIFO sources take none). */
@@ -89,7 +92,14 @@ function deadLetterQueue(
     ...(fifo ? { fifo: true } : {}),
   });
   Validations.of(dlq).acknowledge({ id: 'Serverless-SQSRedrivePolicy', reason: DLQ_REASON });
+  // The TLS-only policy is the queue's guardrail: it goes or stays with the queue.
+  retainPolicyWith(dlq, removalPolicy);
   return dlq;
+}
+
+/** The queue's policy (`enforceSSL` writes one, as child `Policy`) gets the queue's removal policy. */
+function retainPolicyWith(queue: Queue, removalPolicy: RemovalPolicy): void {
+  (queue.node.tryFindChild('Policy') as QueuePolicy | undefined)?.applyRemovalPolicy(removalPolicy);
 }
 
 /** How a work queue redrives and how long it keeps messages. */
@@ -128,6 +138,7 @@ function workQueue(
         }
       : {}),
   });
+  retainPolicyWith(queue, options.removalPolicy);
   return { queue, dlq };
 }
 
@@ -151,8 +162,8 @@ export class Queues extends Construct {
   constructor(scope: Construct, id: string, props: QueuesProps) {
     super(scope, id);
     const ingestOptions = {
-      // Unconsumed and dead-lettered puts are producers' rows: keep them if the stack goes.
-      removalPolicy: RemovalPolicy.RETAIN,
+      // Unconsumed and dead-lettered puts are producers' rows: kept by default if the stack goes.
+      removalPolicy: props.ingestRemovalPolicy,
       maxReceiveCount: INGEST_MAX_RECEIVE_COUNT,
       retentionPeriod: INGEST_RETENTION,
     };

@@ -2,10 +2,10 @@
  * Least privilege for readers of the data bucket (`shardwal tail`, the
  * client's `tailShard`, `shardwal dump --bucket`): `s3:GetObject` on the
  * stored formats a reader reads — WAL objects, export manifests, keyless
- * segments and keyed snapshot parts (`KEY_PATTERNS`) — and `s3:ListBucket`
+ * segments, keyed snapshot parts and the legacy AOF exports `dump --bucket`
+ * reads (`KEY_PATTERNS`) — and `s3:ListBucket`
  * on the bucket, nothing else: no write, no delete, no spilled batch
- * payloads (`spill/`, not a documented format), no legacy AOF exports (the
- * tail does not read them), no table, no KMS (the bucket is S3-managed).
+ * payloads (`spill/`, not a documented format), no table, no KMS (the bucket is S3-managed).
  *
  * `s3:ListBucket` is unconditional on purpose: the reader lists manifests and
  * WAL keys, and S3 answers a GET of a missing key with 404 only to a caller
@@ -18,13 +18,15 @@
  */
 import { Grant, type IGrantable, ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import { KEY_PATTERNS } from './key-patterns.js';
-import { acknowledgeWildcardResources, arnToken } from './nag.js';
+import { acknowledgeWildcardResources } from './nag.js';
 
 /** The object kinds a reader may get. */
 export const READER_KEY_PATTERNS: readonly string[] = [
   KEY_PATTERNS.wal,
+  // Legacy AOF exports: `shardwal dump --bucket` still reads them.
+  KEY_PATTERNS.aof,
   KEY_PATTERNS.manifest,
   KEY_PATTERNS.segment,
   KEY_PATTERNS.snapshot,
@@ -46,19 +48,31 @@ export class ReaderPolicy extends Construct {
     this.#bucket = props.bucket;
     this.policy = new ManagedPolicy(this, 'Resource', {
       description:
-        'shardwal readers: get WAL objects, manifests, segments and snapshot parts; list the bucket',
+        'shardwal readers: get WAL objects, manifests, segments, snapshot parts and legacy exports; list the bucket',
       statements: this.#statements(),
     });
     acknowledgeWildcardResources(
       this.policy,
-      READER_KEY_PATTERNS.map((pattern) => `${arnToken(props.bucket)}/${pattern}`),
+      READER_KEY_PATTERNS.map((pattern) => props.bucket.arnForObjects(pattern)),
       'Object ARNs carry * for the shard name and the zero-padded position or range: readers read shards chosen at run time; the object kinds are fixed.',
     );
   }
 
-  /** Grants `grantee` the same reads as the managed policy. */
+  /**
+   * Grants `grantee` the same reads as the managed policy; the object ARNs'
+   * cdk-nag IAM5 findings on the grantee's policy are acknowledged on the
+   * grantee, one object kind at a time.
+   */
   grantRead(grantee: IGrantable): Grant {
     const [get, list] = this.#statements();
+    const construct = grantee as Partial<IConstruct>;
+    if (construct.node) {
+      acknowledgeWildcardResources(
+        construct as IConstruct,
+        get!.resources,
+        'shardwal grantRead: object ARNs carry * for the shard name and the position or range; the object kinds are fixed.',
+      );
+    }
     const objects = Grant.addToPrincipal({
       grantee,
       actions: get!.actions,

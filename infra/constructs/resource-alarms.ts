@@ -19,7 +19,7 @@
 import { Duration } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { MathExpression, Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
-import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { ALARM_LIMITS } from './alarm-thresholds.js';
 import type { AddAlarm } from './alarms.js';
@@ -31,14 +31,14 @@ import { TABLE_LAYOUT } from './storage.js';
 export interface ResourceAlarmTargets {
   functions: Record<HandlerName, NodejsFunction>;
   queues: Queues;
-  table: Table;
+  table: ITable;
   httpApi: HttpApi;
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
 
 /** Read plus write throttle events of the table, or of one of its indexes. */
-function throttleEvents(table: Table, indexName?: string): MathExpression {
+function throttleEvents(table: ITable, indexName?: string): MathExpression {
   const event = (metricName: string) =>
     new Metric({
       namespace: 'AWS/DynamoDB',
@@ -101,7 +101,7 @@ export function addResourceAlarms(add: AddAlarm, t: ResourceAlarmTargets): void 
         period: FIVE_MINUTES,
       }),
       ALARM_LIMITS.ingestQueueAgeSeconds,
-      `The oldest message on the ${queue === t.queues.ingest ? 'ingest' : 'FIFO ingest'} queue has waited ${ALARM_LIMITS.ingestQueueAgeSeconds} s or more in two periods running: put-sqs falls behind the producers (throttled, failing, capped by ingestMaxConcurrency), or holds messages back (see IngestHeldBack).`,
+      `The oldest message on the ${queue === t.queues.ingest ? 'ingest' : 'FIFO ingest'} queue has waited ${ALARM_LIMITS.ingestQueueAgeSeconds} s or more in two periods running: put-sqs falls behind the producers (throttled, failing, capped by ${queue === t.queues.ingest ? 'ingestStandardMaxConcurrency' : 'ingestFifoMaxConcurrency'}), or holds messages back (see IngestHeldBack).`,
       { evaluationPeriods: 2 },
     );
   }

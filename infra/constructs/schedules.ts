@@ -28,7 +28,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { SchedulePlan } from '../../lib/ticker/schedule-plan.js';
 import { TICKER_SCHEDULED_TIME_FIELD } from '../../lib/ticker/scheduled-tick.js';
-import { acknowledgeWildcardResources, arnToken } from './nag.js';
+import { acknowledgeWildcardResources } from './nag.js';
 
 /**
  * Field of the ticker's input holding the time Scheduler planned the
@@ -140,7 +140,7 @@ export class Schedules extends Construct {
    * whatever the failed one left (both jobs are idempotent). No event outlives
    * the period: a run older than the next one is redundant.
    */
-  private periodic(
+  periodic(
     id: string,
     fn: IFunction,
     minutes: number,
@@ -196,7 +196,7 @@ export class Schedules extends Construct {
     });
     acknowledgeWildcardResources(
       role,
-      [`${arnToken(fn)}:*`],
+      [`${fn.functionArn}:*`],
       'LambdaInvoke grants InvokeFunction on one function and its versions/aliases (:*); this role can invoke nothing else.',
     );
     return new LambdaInvoke(fn, { ...options, role });

@@ -6,9 +6,21 @@
  * The bucket policy refuses any overwrite of history (`bucket-policy.ts`).
  * The table is on demand or provisioned with auto scaling (`table-capacity.ts`).
  */
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Annotations, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import {
+  AttributeType,
+  type ITable,
+  ProjectionType,
+  Table,
+  TableEncryption,
+} from 'aws-cdk-lib/aws-dynamodb';
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  type IBucket,
+  ObjectOwnership,
+} from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { SPILL_LIFECYCLE_DAYS } from '../../lib/memtable/spill.js';
 import { SPILL_PREFIX } from '../../lib/paths.js';
@@ -59,36 +71,71 @@ export const ACCESS_LOG_DAYS = 90;
  */
 export const SPILL_NONCURRENT_DAYS = 1;
 
+/** Id of the synth warning when the bucket is the app's: the guardrails are the app's to keep. */
+export const BROUGHT_BUCKET_WARNING = '@shardwal/storage:broughtBucket';
+
 /** Props of `Storage`. */
 export interface StorageProps {
   /** Provisioned capacity of the table and its indexes; undefined on demand. */
   capacity?: ProvisionedCapacity | undefined;
+  /** An existing table with shardwal's layout (`TABLE_LAYOUT`) instead of a new one. */
+  table?: ITable | undefined;
+  /** An existing bucket instead of a new one (and its access-log bucket). */
+  bucket?: IBucket | undefined;
+  /** What deleting the stack does to the table, the buckets (and `Queues` the ingest queues); default RETAIN. */
+  removalPolicy?: RemovalPolicy | undefined;
+  /** The table's deletion protection; default on. */
+  deletionProtection?: boolean | undefined;
 }
 
 /** The table and the bucket. */
 export class Storage extends Construct {
-  readonly table: Table;
-  readonly bucket: Bucket;
-  readonly accessLogBucket: Bucket;
+  readonly table: ITable;
+  readonly bucket: IBucket;
+  /** The table when this construct created it (undefined when the app brought one). */
+  readonly ownTable: Table | undefined;
+  /** The bucket when this construct created it. */
+  readonly ownBucket: Bucket | undefined;
+  /** The data bucket's access-log bucket, when this construct created the data bucket. */
+  readonly accessLogBucket: Bucket | undefined;
 
   constructor(scope: Construct, id: string, props: StorageProps = {}) {
     super(scope, id);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    this.ownTable = props.table ? undefined : this.#createTable(props, removalPolicy);
+    this.table = props.table ?? this.ownTable!;
+    if (props.bucket) {
+      this.bucket = props.bucket;
+      this.ownBucket = undefined;
+      this.accessLogBucket = undefined;
+      Annotations.of(this).addWarningV2(
+        BROUGHT_BUCKET_WARNING,
+        'shardwal: the bucket is brought by the app, so this construct adds none of its guardrails: the bucket policy denying overwrites of WAL, export and spill keys (IMMUTABLE_KEY_PATTERNS, DENY_OVERWRITE_CONDITIONS), TLS only, versioning and the lifecycle rules. Give the bucket those (docs/deploy.md, "Bring your own"), then acknowledge this warning.',
+      );
+      return;
+    }
+    const { bucket, accessLogBucket } = this.#createBuckets(removalPolicy);
+    this.ownBucket = bucket;
+    this.bucket = bucket;
+    this.accessLogBucket = accessLogBucket;
+  }
 
-    this.table = new Table(this, 'Table', {
+  #createTable(props: StorageProps, removalPolicy: RemovalPolicy): Table {
+    const table = new Table(this, 'Table', {
       partitionKey: { name: TABLE_LAYOUT.partitionKey, type: AttributeType.STRING },
       sortKey: { name: TABLE_LAYOUT.sortKey, type: AttributeType.STRING },
       // On demand unless the settings provision capacity (table-capacity.ts).
       ...tableBilling(props.capacity),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      deletionProtection: true,
+      deletionProtection: props.deletionProtection ?? true,
       // The aws/dynamodb key: KMS-audited access at no key cost.
       encryption: TableEncryption.AWS_MANAGED,
       timeToLiveAttribute: TABLE_LAYOUT.ttlAttribute,
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy,
     });
     // Sparse: only shard records with pending data carry `pendingPk`, so a tick
     // costs O(active shards). Keys are all a tick needs; it reads the record itself.
-    this.table.addGlobalSecondaryIndex({
+    table.addGlobalSecondaryIndex({
       indexName: TABLE_LAYOUT.pendingIndex,
       partitionKey: { name: TABLE_LAYOUT.pendingPartitionKey, type: AttributeType.STRING },
       sortKey: { name: TABLE_LAYOUT.pendingSortKey, type: AttributeType.STRING },
@@ -98,28 +145,31 @@ export class Storage extends Construct {
     // Sparse: only shard records carry `registryPk` (lib/memtable/registry.ts), so export
     // and verify list every shard at O(shards), never scanning batches or idempotency records.
     // Adding it to a deployed table is one in-place index creation (the table is not replaced).
-    this.table.addGlobalSecondaryIndex({
+    table.addGlobalSecondaryIndex({
       indexName: TABLE_LAYOUT.registryIndex,
       partitionKey: { name: TABLE_LAYOUT.registryPartitionKey, type: AttributeType.STRING },
       sortKey: { name: TABLE_LAYOUT.registrySortKey, type: AttributeType.STRING },
       projectionType: ProjectionType.KEYS_ONLY,
       ...indexCapacity(props.capacity?.registryIndex),
     });
-    autoScaleTable(this.table, TABLE_LAYOUT, props.capacity);
+    autoScaleTable(table, TABLE_LAYOUT, props.capacity);
+    return table;
+  }
 
+  #createBuckets(removalPolicy: RemovalPolicy): { bucket: Bucket; accessLogBucket: Bucket } {
     // The data bucket's server access logs. cdk-nag S1 holds this bucket
     // compliant as the destination; logging it to itself would loop.
-    this.accessLogBucket = new Bucket(this, 'AccessLogs', {
+    const accessLogBucket = new Bucket(this, 'AccessLogs', {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
       minimumTLSVersion: 1.2,
       encryption: BucketEncryption.S3_MANAGED,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(ACCESS_LOG_DAYS) }],
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy,
     });
 
-    this.bucket = new Bucket(this, 'Bucket', {
+    const bucket = new Bucket(this, 'Bucket', {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
       minimumTLSVersion: 1.2,
@@ -156,10 +206,14 @@ export class Storage extends Construct {
           noncurrentVersionExpiration: Duration.days(SPILL_NONCURRENT_DAYS),
         },
       ],
-      serverAccessLogsBucket: this.accessLogBucket,
+      serverAccessLogsBucket: accessLogBucket,
       serverAccessLogsPrefix: 'data-bucket/',
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy,
     });
-    denyOverwrites(this.bucket);
+    denyOverwrites(bucket);
+    // The policies are the guardrails of the retained data (the overwrite
+    // deny, TLS only, the log delivery): they stay with their buckets.
+    for (const b of [bucket, accessLogBucket]) b.policy?.applyRemovalPolicy(removalPolicy);
+    return { bucket, accessLogBucket };
   }
 }

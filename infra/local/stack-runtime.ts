@@ -81,7 +81,9 @@ export interface StackRuntime {
 }
 
 async function loadHandler<H>(file: string, instance: number): Promise<H> {
-  const url = new URL(`../../functions/${file}`, import.meta.url);
+  // `.ts` from the sources (tsx), `.js` compiled (`dist/`).
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  const url = new URL(`../../functions/${file}${ext}`, import.meta.url);
   url.searchParams.set('local-stack', String(instance));
   const module = (await import(url.href)) as {
     handler: (event: unknown, context: Context) => Promise<unknown>;
@@ -122,19 +124,19 @@ function publishMetrics(): void {
 export async function startStackRuntime(input: RuntimeInput): Promise<StackRuntime> {
   const tables = tablesConfigFromEnv();
   const [putHttp, statusHttp, putSqs] = await Promise.all([
-    loadHandler<HttpHandler>('put-http.ts', input.instance),
-    loadHandler<HttpHandler>('status-http.ts', input.instance),
-    loadHandler<SqsHandler>('put-sqs.ts', input.instance),
+    loadHandler<HttpHandler>('put-http', input.instance),
+    loadHandler<HttpHandler>('status-http', input.instance),
+    loadHandler<SqsHandler>('put-sqs', input.instance),
   ]);
   const exportJob =
     input.exportEveryMs === undefined
       ? undefined
-      : lazyHandler<JobHandler>('export.ts', input.instance);
+      : lazyHandler<JobHandler>('export', input.instance);
   const recoverJob =
     input.verifyEveryMs === undefined
       ? undefined
-      : lazyHandler<JobHandler>('recover.ts', input.instance);
-  const tableJob = tables ? lazyHandler<JobHandler>('table-commit.ts', input.instance) : undefined;
+      : lazyHandler<JobHandler>('recover', input.instance);
+  const tableJob = tables ? lazyHandler<JobHandler>('table-commit', input.instance) : undefined;
   const service = serviceFromEnv();
   // Before any put is served or any tick runs: the previous run's gaps can never be written.
   for (const { shard, seqs } of await sealDeadGaps(service.table, Date.now())) {

@@ -1,119 +1,34 @@
 /**
- * The packaged client: `npm pack` (its `prepack` builds `dist/` with
- * `tsconfig.client.json`) on a copy of the package's files, the tarball
- * installed offline in a fresh project (dependencies pinned to this repo's
- * lockfile, from the npm cache), then `shardwal/client` imported from ESM
- * and CommonJS, type-checked from TypeScript (the example Lambda producer
- * included), and its compiled code putting rows to a server; the installed
- * `shardwal` bin runs too.
+ * The packaged client: `npm pack` (its `prepack` runs the build, `npm run
+ * build`) on a copy of the package's sources, the tarball installed offline
+ * in a fresh project (dependencies pinned to this repo's lockfile, from the
+ * npm cache), then `shardwal/client` imported from ESM and CommonJS,
+ * type-checked from TypeScript (the example Lambda producer included), and
+ * its compiled code putting rows to a server; the installed `shardwal` bin
+ * runs the compiled CLI.
  */
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installConsumer, packedPackage, ROOT } from '../support/packed-package.js';
 
 const run = promisify(execFile);
-const ROOT = new URL('../../', import.meta.url).pathname;
-const NPM_ENV = { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' };
-
-interface PackageJson {
-  name: string;
-  version: string;
-  license: string;
-  files: string[];
-  bin: Record<string, string>;
-  engines: Record<string, string>;
-  dependencies: Record<string, string>;
-  overrides?: Record<string, unknown>;
-}
 
 let work: string;
 let consumer: string;
 let tarballFiles: string[];
 
-/** Copies what `npm pack` needs from the repo: the `files` entries, the build's config, package.json. */
-async function stage(dir: string, pkg: PackageJson): Promise<void> {
-  const sources = pkg.files.filter((entry) => entry !== 'dist/');
-  for (const entry of [
-    ...sources,
-    'package.json',
-    'README.md',
-    'tsconfig.json',
-    'tsconfig.client.json',
-  ]) {
-    await mkdir(path.dirname(path.join(dir, entry)), { recursive: true });
-    await cp(path.join(ROOT, entry), path.join(dir, entry), { recursive: true });
-  }
-  // The build (prepack) runs this repo's TypeScript.
-  await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
-}
-
-/**
- * A project that depends on the tarball, with a lockfile naming exactly the
- * versions of this repo's lockfile, so `npm ci --offline` installs from the
- * npm cache without asking the registry.
- */
-async function consumerProject(dir: string, tarball: string, pkg: PackageJson): Promise<void> {
-  const lock = JSON.parse(await readFile(path.join(ROOT, 'package-lock.json'), 'utf8')) as {
-    packages: Record<string, { dev?: boolean; link?: boolean }>;
-  };
-  const tgz = await readFile(tarball);
-  const spec = `file:${path.basename(tarball)}`;
-  await cp(tarball, path.join(dir, path.basename(tarball)));
-  const packages: Record<string, unknown> = {
-    '': { name: 'consumer', version: '1.0.0', dependencies: { shardwal: spec } },
-    'node_modules/shardwal': {
-      version: pkg.version,
-      resolved: spec,
-      integrity: `sha512-${createHash('sha512').update(tgz).digest('base64')}`,
-      license: pkg.license,
-      dependencies: pkg.dependencies,
-      bin: pkg.bin,
-      engines: pkg.engines,
-    },
-  };
-  for (const [key, entry] of Object.entries(lock.packages)) {
-    if (key !== '' && !entry.dev && !entry.link) packages[key] = entry;
-  }
-  const manifest = { name: 'consumer', version: '1.0.0', private: true, type: 'module' };
-  await writeFile(
-    path.join(dir, 'package.json'),
-    // The repo's overrides too: its lockfile's versions are the overridden ones (cookie under light-my-request).
-    JSON.stringify(
-      { ...manifest, dependencies: { shardwal: spec }, overrides: pkg.overrides },
-      null,
-      2,
-    ),
-  );
-  await writeFile(
-    path.join(dir, 'package-lock.json'),
-    JSON.stringify({ ...manifest, lockfileVersion: 3, requires: true, packages }, null, 2),
-  );
-}
-
 beforeAll(async () => {
-  work = await mkdtemp(path.join(os.tmpdir(), 'shardwal-pack-'));
-  const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as PackageJson;
-  const staging = path.join(work, 'staging');
+  work = await mkdtemp(path.join(os.tmpdir(), 'shardwal-pack-client-'));
   consumer = path.join(work, 'consumer');
-  await mkdir(staging);
   await mkdir(consumer);
-  await stage(staging, pkg);
-  const packed = await run('npm', ['pack', '--json', '--pack-destination', work], {
-    cwd: staging,
-    env: NPM_ENV,
-  });
-  const [report] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{
-    filename: string;
-    files: Array<{ path: string }>;
-  }>;
-  tarballFiles = report!.files.map((file) => file.path);
-  await consumerProject(consumer, path.join(work, report!.filename), pkg);
-  await run('npm', ['ci', '--offline', '--ignore-scripts'], { cwd: consumer, env: NPM_ENV });
-}, 180_000);
+  const packed = await packedPackage();
+  tarballFiles = packed.files;
+  await installConsumer(consumer, packed);
+}, 300_000);
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
@@ -141,39 +56,24 @@ server.listen(0, '127.0.0.1', async () => {
 `;
 
 describe('npm pack', () => {
-  it('packs the compiled client, its types and the CLI sources, and no tests', () => {
+  it('packs the compiled client, the construct, the CLI and the function bundles, with types, and no sources or tests', () => {
     expect(tarballFiles).toEqual(
       expect.arrayContaining([
         'dist/lib/client/index.js',
         'dist/lib/client/index.d.ts',
         'dist/lib/errors.js',
+        'dist/infra/index.js',
+        'dist/infra/index.d.ts',
+        'dist/cli/main.mjs',
+        'dist/bundles/put-http/index.mjs',
         'bin/shardwal.mjs',
-        'lib/cli/put-command.ts',
         'docs/client.md',
         'package.json',
       ]),
     );
-    expect(tarballFiles.filter((file) => /^(test|bench|infra\/constructs)\//.test(file))).toEqual(
-      [],
-    );
-    // Only the client and what it imports are compiled.
-    expect(
-      tarballFiles.filter(
-        (file) => file.startsWith('dist/') && !file.startsWith('dist/lib/client/'),
-      ),
-    ).toEqual(expect.arrayContaining(['dist/lib/errors.js']));
-    // Besides the errors, the reader's storage formats and the object store: no CLI, memtable or infra.
-    const compiled = tarballFiles.filter(
-      (f) => f.startsWith('dist/') && f.endsWith('.js') && !f.startsWith('dist/lib/client/'),
-    );
-    expect(compiled).toEqual(expect.arrayContaining(['dist/lib/errors.js', 'dist/lib/paths.js']));
-    expect(
-      compiled.filter(
-        (f) =>
-          !/^dist\/lib\/(errors|paths)\.js$/.test(f) &&
-          !/^dist\/lib\/(wal|manifest|segment|snapshot|rows|store)\//.test(f),
-      ),
-    ).toEqual([]);
+    // No TypeScript sources (the bin would run them through tsx), no tests, benches or local data.
+    expect(tarballFiles.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+    expect(tarballFiles.filter((f) => /^(test|bench|lib|functions|infra)\//.test(f))).toEqual([]);
   });
 
   describe('shardwal/client, installed from the tarball', () => {

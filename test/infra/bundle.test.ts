@@ -1,6 +1,7 @@
 /**
- * Bundles every `functions/*.ts` with esbuild's JS API and the stack's own
- * bundling options (no Docker), then loads each bundle in a fresh Node
+ * Bundles every `functions/*.ts` as the package build does (`infra/build/
+ * bundles.ts`: esbuild's JS API with the options `NodejsFunction` gets at
+ * synth, no Docker), then loads each bundle in a fresh Node
  * process, from a directory with no node_modules, with the network cut off:
  * the bundle must be self-contained, export a `handler` function, and contact
  * nothing at import time.
@@ -11,14 +12,9 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  BUNDLING,
-  ESBUILD_TARGET,
-  ESM_REQUIRE_BANNER,
-  MAIN_FIELDS,
-} from '../../infra/constructs/bundling.js';
+import { buildFunctionBundles } from '../../infra/build/bundles.js';
+import { BUNDLE_FILE } from '../../infra/build/paths.js';
 import { FUNCTIONS_DIR, HANDLERS } from '../../infra/constructs/functions.js';
 
 const run = promisify(execFile);
@@ -43,7 +39,6 @@ const LAMBDA_LIKE_ENV = {
   SHARDWAL_FLUSH_INTERVAL_MS: '10000',
   POWERTOOLS_SERVICE_NAME: 'shardwal',
   POWERTOOLS_METRICS_NAMESPACE: 'shardwal',
-  NODE_OPTIONS: '--enable-source-maps',
 };
 
 /** Loads one bundle with sockets and DNS disabled; prints what it exports and what it tried to reach. */
@@ -80,26 +75,12 @@ const loaded = new Map<string, Loaded | Error>();
 beforeAll(async () => {
   if (entries.length === 0) return;
   outdir = mkdtempSync(join(tmpdir(), 'shardwal-bundles-'));
-  await build({
-    entryPoints: entries.map((e) => join(FUNCTIONS_DIR, `${e}.ts`)),
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: ESBUILD_TARGET,
-    mainFields: MAIN_FIELDS,
-    banner: { js: ESM_REQUIRE_BANNER },
-    minify: BUNDLING.minify,
-    sourcemap: BUNDLING.sourceMap,
-    external: BUNDLING.externalModules,
-    logLevel: 'silent',
-  });
+  await buildFunctionBundles(outdir);
   // Two at a time: one per core.
   const queue = [...entries];
   const worker = async () => {
     for (let e = queue.shift(); e !== undefined; e = queue.shift()) {
-      const bundle = pathToFileURL(join(outdir, `${e}.mjs`)).href;
+      const bundle = pathToFileURL(join(outdir, e, BUNDLE_FILE)).href;
       try {
         const { stdout } = await run(
           process.execPath,

@@ -384,10 +384,14 @@ describe('ProducerPolicy', () => {
     expect(x.template.toJSON().Outputs.ProducerRoleArn).toBeDefined();
   });
 
-  it('allows sending to the ingest queue and invoking exactly the three routes', () => {
+  it('allows sending to the ingest queues, reading their size limit, and invoking exactly the three routes', () => {
     const policy = s.template.toJSON().Resources[logicalIdOf(s.service.producers.policy)];
     const statements = policy!.Properties.PolicyDocument.Statement as Statement[];
-    expect(actionsOf(statements).sort()).toEqual(['execute-api:Invoke', 'sqs:SendMessage']);
+    expect(actionsOf(statements).sort()).toEqual([
+      'execute-api:Invoke',
+      'sqs:GetQueueAttributes',
+      'sqs:SendMessage',
+    ]);
     const invoke = statements.find((st) => actionsOf([st]).includes('execute-api:Invoke'))!;
     const arns = JSON.stringify(invoke.Resource);
     for (const route of [

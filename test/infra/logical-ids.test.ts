@@ -5,9 +5,13 @@
  * the stack before the service became a construct; they are literals on
  * purpose, so changing the pins in `infra/pinned-ids.ts` fails here too.
  */
+
+import { App, Stack } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { logicalIdOf } from '../../infra/constructs/nag.js';
-import { type Synthesized, synth } from './support.js';
+import type { PinnedLogicalIds } from '../../infra/pinned-ids.js';
+import { ShardwalService } from '../../infra/shardwal-service.js';
+import { cdkJsonContext, INLINE_CODE, type Synthesized, synth } from './support.js';
 
 const DEPLOYED = {
   'AWS::DynamoDB::Table': ['StorageTableB43FDCE7'],
@@ -17,6 +21,8 @@ const DEPLOYED = {
     'QueuesFlushDlqD3001665',
     'QueuesIngest03326846',
     'QueuesIngestDlq9A58644E',
+    'QueuesIngestFifoBB9FB0FC',
+    'QueuesIngestFifoDlq741C3AB7',
   ],
 } as const;
 
@@ -27,14 +33,16 @@ beforeAll(() => {
 
 describe('ShardwalStack', () => {
   describe('logical ids', () => {
-    it('keeps the table, both buckets and the four queues of a deployed stack', () => {
+    it('keeps the table, both buckets and the six queues of a deployed stack', () => {
       const { storage, queues } = s.service;
       expect({
         table: logicalIdOf(storage.table),
         bucket: logicalIdOf(storage.bucket),
-        accessLogBucket: logicalIdOf(storage.accessLogBucket),
+        accessLogBucket: logicalIdOf(storage.accessLogBucket!),
         ingest: logicalIdOf(queues.ingest),
         ingestDlq: logicalIdOf(queues.ingestDlq),
+        ingestFifo: logicalIdOf(queues.ingestFifo),
+        ingestFifoDlq: logicalIdOf(queues.ingestFifoDlq),
         flush: logicalIdOf(queues.flush),
         flushDlq: logicalIdOf(queues.flushDlq),
       }).toEqual({
@@ -43,6 +51,8 @@ describe('ShardwalStack', () => {
         accessLogBucket: 'StorageAccessLogs96FB524C',
         ingest: 'QueuesIngest03326846',
         ingestDlq: 'QueuesIngestDlq9A58644E',
+        ingestFifo: 'QueuesIngestFifoBB9FB0FC',
+        ingestFifoDlq: 'QueuesIngestFifoDlq741C3AB7',
         flush: 'QueuesFlushA9CE9627',
         flushDlq: 'QueuesFlushDlqD3001665',
       });
@@ -70,5 +80,22 @@ describe('ShardwalStack', () => {
       expect(logicalIdOf(s.service.functions.byName.putHttp)).toBe('FunctionsputHttp0F0388D0');
       expect(logicalIdOf(s.service.schedules.ticker)).toBe('SchedulesFlushTickerD3B015FA');
     });
+
+    it('pins every retained queue when asked, the FIFO ingest queue and its DLQ included', () => {
+      const { service } = synthWith({
+        ingestFifoQueue: 'AdoptedFifo',
+        ingestFifoDlq: 'AdoptedFifoDlq',
+      });
+      expect(logicalIdOf(service.queues.ingestFifo)).toBe('AdoptedFifo');
+      expect(logicalIdOf(service.queues.ingestFifoDlq)).toBe('AdoptedFifoDlq');
+    });
   });
 });
+
+/** A service in a bare stack with `logicalIds`. */
+function synthWith(logicalIds: PinnedLogicalIds) {
+  const app = new App({ context: cdkJsonContext() });
+  const stack = new Stack(app, 'Adopting');
+  const service = new ShardwalService(stack, 'Svc', { logicalIds, functionCode: INLINE_CODE });
+  return { service };
+}

@@ -42,6 +42,7 @@ function grants(statements: Statement[], bucketId: string): string[] {
 }
 
 const EXPECTED = [
+  's3:GetObject bucket/shards/*/aof/*',
   's3:GetObject bucket/shards/*/manifest/*',
   's3:GetObject bucket/shards/*/seg/*',
   's3:GetObject bucket/shards/*/snap/*',

@@ -78,7 +78,7 @@ describe('ShardwalService', () => {
       // Runs both packs as validation plugins: an unacknowledged error throws here.
       app.synth();
       templates = [Template.fromStack(prodStack), Template.fromStack(stagingStack)];
-    });
+    }, 120_000); // app.synth() runs the CloudFormation schema validation (WASM): slow on a busy machine
 
     it('synthesizes with no unacknowledged AwsSolutions or Serverless finding', () => {
       expect(nagReport(app)).toEqual([]);
@@ -101,7 +101,7 @@ describe('ShardwalService', () => {
     });
 
     it('sets up access logging of the data bucket without the app feature flag', () => {
-      const logs = templates[0]!.toJSON().Resources[logicalIdOf(prod.storage.accessLogBucket)];
+      const logs = templates[0]!.toJSON().Resources[logicalIdOf(prod.storage.accessLogBucket!)];
       expect(logs.Properties.AccessControl).toBeUndefined();
       const policies = JSON.stringify(templates[0]!.findResources('AWS::S3::BucketPolicy'));
       expect(policies).toContain('logging.s3.amazonaws.com');
@@ -150,7 +150,22 @@ describe('ShardwalService', () => {
         ContextError,
       );
       expect(() => new ShardwalService(stack, 'C', { functionCode: INLINE_CODE })).toThrow(
-        /stage="Same".*Same\/A already uses this stage/,
+        /stage="Same".*Same\/A already uses this stage in the deploying account, the deploying region;/,
+      );
+      const located = new Stack(new App(), 'Env', {
+        env: { account: '123456789012', region: 'eu-west-1' },
+      });
+      new ShardwalService(located, 'A', { functionCode: INLINE_CODE });
+      expect(() => new ShardwalService(located, 'B', { functionCode: INLINE_CODE })).toThrow(
+        /already uses this stage in 123456789012, eu-west-1;/,
+      );
+    });
+
+    it('names no unresolved token in its errors', () => {
+      const stack = new Stack(new App(), 'Same');
+      new ShardwalService(stack, 'A', { functionCode: INLINE_CODE });
+      expect(() => new ShardwalService(stack, 'B', { functionCode: INLINE_CODE })).toThrow(
+        /^(?!.*\$\{Token)/,
       );
     });
   });
@@ -161,13 +176,24 @@ describe('ShardwalService', () => {
       expect(new ShardwalService(stack, 'S', { functionCode: INLINE_CODE }).stage).toBe('Orders');
     });
 
-    it('validates the settings at synth as the context is validated', () => {
+    it('validates the settings at synth as the context is validated, naming the prop', () => {
       const stack = new Stack(new App(), 'Bad');
-      expect(() => new ShardwalService(stack, 'S', { settings: { flushIntervalMs: 0 } })).toThrow(
-        ConfigError,
+      const thrown = (settings: Record<string, unknown>) => {
+        try {
+          new ShardwalService(stack, `S${Math.random()}`, { settings, functionCode: INLINE_CODE });
+        } catch (error) {
+          return error as Error;
+        }
+        throw new Error('no error');
+      };
+      const interval = thrown({ flushIntervalMs: 0 });
+      expect(interval).toBeInstanceOf(ContextError);
+      expect(interval.message).toBe(
+        'ShardwalService props.settings.flushIntervalMs=0: expected at least 1',
       );
-      expect(() => new ShardwalService(stack, 'T', { settings: { flushIntervalMs: 0 } })).toThrow(
-        /SHARDWAL_FLUSH_INTERVAL_MS=0/,
+      expect(interval.cause).toBeInstanceOf(ConfigError);
+      expect(thrown({ apiRateLimit: 'x' }).message).toMatch(
+        /^ShardwalService props\.settings\.apiRateLimit="x": expected a whole number/,
       );
     });
 

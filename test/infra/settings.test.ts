@@ -224,12 +224,12 @@ describe('settingsFromContext', () => {
       );
     });
 
-    it('defaults to no stage, reserved concurrency on, ingest capped at 50, no producer accounts', () => {
+    it('defaults to no stage, reserved concurrency on, ingest capped at 40 + 10, no producer accounts', () => {
       const s = from({});
       expect([s.stage, s.reservedConcurrency, s.ingestMaxConcurrency, s.producerAccounts]).toEqual([
         undefined,
         true,
-        50,
+        { standard: 40, fifo: 10 },
         [],
       ]);
     });
@@ -248,10 +248,22 @@ describe('settingsFromContext', () => {
       expect(() => from({ reservedConcurrency: 'no' })).toThrow(/reservedConcurrency="no"/);
     });
 
-    it("keeps the ingest cap within Lambda's 2 to 1000", () => {
-      expect(from({ ingestMaxConcurrency: '2' }).ingestMaxConcurrency).toBe(2);
-      expect(() => from({ ingestMaxConcurrency: 1 })).toThrow(/from 2 to 1000/);
-      expect(() => from({ ingestMaxConcurrency: 1001 })).toThrow(/ingestMaxConcurrency=1001/);
+    it("keeps each ingest source's cap within Lambda's 2 to 1000", () => {
+      expect(from({ ingestStandardMaxConcurrency: '2' }).ingestMaxConcurrency.standard).toBe(2);
+      expect(from({ ingestFifoMaxConcurrency: 7 }).ingestMaxConcurrency).toEqual({
+        standard: 40,
+        fifo: 7,
+      });
+      expect(() => from({ ingestFifoMaxConcurrency: 1 })).toThrow(/from 2 to 1000/);
+      expect(() => from({ ingestStandardMaxConcurrency: 1001 })).toThrow(
+        /ingestStandardMaxConcurrency=1001/,
+      );
+    });
+
+    it('refuses the one ingest cap that each source got whole, naming the keys that replace it', () => {
+      expect(() => from({ ingestMaxConcurrency: 50 })).toThrow(
+        /ingestMaxConcurrency=50: replaced by ingestStandardMaxConcurrency and ingestFifoMaxConcurrency/,
+      );
     });
 
     it('reads producer accounts as a comma-separated list of 12-digit ids', () => {

@@ -78,7 +78,7 @@ describe('ShardwalService', () => {
         VersioningConfiguration: { Status: 'Enabled' },
         OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
         LoggingConfiguration: {
-          DestinationBucketName: { Ref: logicalIdOf(s.service.storage.accessLogBucket) },
+          DestinationBucketName: { Ref: logicalIdOf(s.service.storage.accessLogBucket!) },
         },
       });
     });
@@ -160,10 +160,10 @@ describe('ShardwalService', () => {
     });
 
     it('lets S3 deliver access logs to the log bucket through its bucket policy, with no ACL', () => {
-      const logs = resource(logicalIdOf(s.service.storage.accessLogBucket));
+      const logs = resource(logicalIdOf(s.service.storage.accessLogBucket!));
       expect(logs.Properties.AccessControl).toBeUndefined();
       s.template.hasResourceProperties('AWS::S3::BucketPolicy', {
-        Bucket: { Ref: logicalIdOf(s.service.storage.accessLogBucket) },
+        Bucket: { Ref: logicalIdOf(s.service.storage.accessLogBucket!) },
         PolicyDocument: {
           Statement: Match.arrayWith([
             Match.objectLike({
@@ -290,16 +290,20 @@ describe('ShardwalService', () => {
       expect(mappings).toHaveLength(3);
     });
 
-    it('caps the ingest source at ingestMaxConcurrency and the flush source at the workers reservation', () => {
+    it('caps each ingest source at its own setting, summing to what put-sqs may run, and the flush source at the workers reservation', () => {
       const concurrencyOf = (x: Synthesized, q: Parameters<typeof logicalIdOf>[0]) =>
         Object.values(x.template.findResources('AWS::Lambda::EventSourceMapping')).find(
           (m) => m.Properties.EventSourceArn['Fn::GetAtt'][0] === logicalIdOf(q),
         )?.Properties.ScalingConfig;
-      expect(concurrencyOf(s, s.service.queues.ingest)).toEqual({ MaximumConcurrency: 50 });
+      expect(concurrencyOf(s, s.service.queues.ingest)).toEqual({ MaximumConcurrency: 40 });
+      expect(concurrencyOf(s, s.service.queues.ingestFifo)).toEqual({ MaximumConcurrency: 10 });
       expect(concurrencyOf(s, s.service.queues.flush)).toEqual({ MaximumConcurrency: 10 });
-      const capped = synth({ ingestMaxConcurrency: 5 });
+      const capped = synth({ ingestStandardMaxConcurrency: 5, ingestFifoMaxConcurrency: 3 });
       expect(concurrencyOf(capped, capped.service.queues.ingest)).toEqual({
         MaximumConcurrency: 5,
+      });
+      expect(concurrencyOf(capped, capped.service.queues.ingestFifo)).toEqual({
+        MaximumConcurrency: 3,
       });
     });
   });
@@ -355,7 +359,6 @@ describe('ShardwalService', () => {
           POWERTOOLS_SERVICE_NAME: 'shardwal',
           POWERTOOLS_METRICS_NAMESPACE: 'shardwal',
           POWERTOOLS_LOG_LEVEL: 'INFO',
-          NODE_OPTIONS: '--enable-source-maps',
         });
       }
     });

@@ -1,0 +1,23 @@
+/**
+ * Where the package's sources and build outputs are, for the build and for
+ * code that must find them at run time (the construct's function bundles).
+ */
+import { fileURLToPath } from 'node:url';
+
+/** Repository (or installed package) root: `infra/build/` (or `dist/infra/build/`) is below it. */
+function rootOf(moduleUrl: string): string {
+  const here = fileURLToPath(new URL('.', moduleUrl));
+  return here.replace(/(?:dist[\\/])?infra[\\/]build[\\/]$/, '');
+}
+
+/** The repository root when run from sources, the package root when run from `dist/`. */
+export const REPO_ROOT = rootOf(import.meta.url);
+
+/** The build's output folder. */
+export const DIST_DIR = `${REPO_ROOT}dist`;
+
+/** Where the package keeps the prebuilt function bundles (`bundles.ts`). */
+export const BUNDLE_DIR = `${DIST_DIR}/bundles`;
+
+/** File name of every bundle inside its folder (the Lambda handler is `index.handler`). */
+export const BUNDLE_FILE = 'index.mjs';

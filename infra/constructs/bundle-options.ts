@@ -1,0 +1,44 @@
+/**
+ * esbuild options of every function bundle, in esbuild's own terms, for the
+ * package build (`infra/build/bundles.ts`), the bundle test and the cold
+ * start bench; `bundling.ts` states the same for `NodejsFunction`. No CDK
+ * import here: the build reads it.
+ *
+ * Source maps are written beside each bundle but not linked from it, and no
+ * function runs with `--enable-source-maps`: Node reads a linked map at every
+ * import, 11-42 ms of CPU per import in `npm run bench:coldstart`, which
+ * prints both. Identifiers are kept, so a stack trace in the
+ * logs names the functions it passed through; the map in the asset turns its
+ * positions into source lines offline.
+ */
+import type { BuildOptions } from 'esbuild';
+
+/** esbuild target matching the Lambda runtime (`bundling.ts`). */
+export const ESBUILD_TARGET = 'node24';
+
+/**
+ * ESM bundles inline CommonJS dependencies that call `require` (the AWS SDK's
+ * and middy's transitive deps); ESM has no `require`, so the banner defines one.
+ */
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire as __shardwalCreateRequire } from 'node:module'; const require = __shardwalCreateRequire(import.meta.url);";
+
+/** Prefer packages' ESM entry points: smaller bundles and real tree shaking. */
+export const MAIN_FIELDS = ['module', 'main'];
+
+/** The options, without entry and output. */
+export const ESBUILD_OPTIONS = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: ESBUILD_TARGET,
+  mainFields: MAIN_FIELDS,
+  banner: { js: ESM_REQUIRE_BANNER },
+  minifySyntax: true,
+  minifyWhitespace: true,
+  minifyIdentifiers: false,
+  sourcemap: 'external',
+  // The AWS SDK is bundled, not taken from the runtime: the versions pinned in
+  // package.json are the ones tested, and a tree-shaken bundle starts faster.
+  external: [],
+} as const satisfies BuildOptions;

@@ -1,0 +1,48 @@
+/**
+ * cdk-nag acknowledgements hold whatever the stack's env: env-agnostic,
+ * account only, region only, both, each directly in an App and inside a
+ * Stage (as CDK Pipelines deploys). A concrete account or region changes
+ * how cdk-nag names a wildcard resource, so an acknowledgement written for
+ * one env shape would not silence the finding in another.
+ */
+import { App, type Environment, Stack, Stage } from 'aws-cdk-lib';
+import { describe, expect, it } from 'vitest';
+import { addShardwalChecks } from '../../infra/checks.js';
+import { ShardwalService } from '../../infra/shardwal-service.js';
+import { cdkJsonContext, INLINE_CODE, nagReport } from './support.js';
+
+const ENVS: Record<string, Environment | undefined> = {
+  'env-agnostic': undefined,
+  'account only': { account: '123456789012' },
+  'region only': { region: 'eu-west-1' },
+  'account and region': { account: '123456789012', region: 'eu-west-1' },
+};
+
+/** An app holding one service in a stack with `env`, in a Stage or not; the scope the checks run on. */
+function build(env: Environment | undefined, inStage: boolean) {
+  const app = new App({ context: cdkJsonContext(), builtinCloudFormationValidation: false });
+  const scope = inStage ? new Stage(app, 'Prod') : app;
+  const stack = new Stack(scope, 'Ingest', env ? { env } : {});
+  new ShardwalService(stack, 'Service', {
+    settings: { stage: 'prod', producerAccounts: '111122223333' },
+    functionCode: INLINE_CODE,
+  });
+  addShardwalChecks(scope);
+  return { app, scope, stack };
+}
+
+describe('cdk-nag acknowledgements', () => {
+  for (const [name, env] of Object.entries(ENVS)) {
+    for (const inStage of [false, true]) {
+      it(`leave no unacknowledged finding with an ${name} stack${inStage ? ' inside a Stage' : ''}`, () => {
+        const { scope } = build(env, inStage);
+        expect(nagReport(scope)).toEqual([]);
+      });
+    }
+  }
+
+  it('synthesize a Stage with a concrete env (the validation plugins run)', () => {
+    const { app } = build(ENVS['account and region'], true);
+    expect(() => app.synth()).not.toThrow();
+  });
+});

@@ -7,7 +7,8 @@
  * tools' options. A doc cannot drift from the code unnoticed.
  *
  * Substitutions, the only ones: `http://localhost:3000` becomes the test
- * stack's URL; `npx shardwal` runs this checkout's `bin/shardwal.mjs`; the
+ * stack's URL; `npx shardwal` runs this checkout's `bin/shardwal.mjs`;
+ * `duckdb -c` runs its SQL on the DuckDB engine (`duckdb-shim.mjs`); the
  * `ts` snippets' `shardwal/client` resolves to `lib/client/index.ts` (a
  * `paths` mapping, as a fresh checkout has no build).
  */
@@ -51,6 +52,8 @@ async function put(shard: string, body: string): Promise<void> {
 
 beforeAll(async () => {
   process.env.SHARDWAL_DURABLE_WAIT_MS = '15000';
+  // Every shard its own Iceberg table, committed below by `shardwal table --commit`.
+  process.env.SHARDWAL_TABLES = '*';
   root = await mkdtemp(path.join(os.tmpdir(), 'shardwal-docs-'));
   work = path.join(root, 'work');
   await mkdir(work);
@@ -71,9 +74,12 @@ beforeAll(async () => {
     '{"key":"orderId","rows":[{"orderId":"o-1","total":6},{"orderId":"o-2","$delete":true},{"orderId":"o-3","total":9}]}',
   );
   expect((await cli(['export', 'orders', '--data-dir', dataDir])).code).toBe(0);
+  const commit = await cli(['table', 'orders', '--commit', '--data-dir', dataDir]);
+  expect(commit.code, commit.stderr).toBe(0);
 }, 60_000);
 
 afterAll(async () => {
+  delete process.env.SHARDWAL_TABLES;
   await stack?.stop();
   await rm(root, { recursive: true, force: true });
 });
@@ -105,6 +111,7 @@ async function runSql(block: DocBlock): Promise<Record<string, unknown>[]> {
 async function runShell(block: DocBlock): Promise<{ stdout: string; stderr: string }> {
   const prelude = `set -euo pipefail
 npx() { if [ "$1" = shardwal ]; then shift; node "${REPO}bin/shardwal.mjs" "$@"; else command npx "$@"; fi; }
+duckdb() { node "${REPO}test/docs/duckdb-shim.mjs" "$@"; }
 `;
   const script = block.text.replaceAll('http://localhost:3000', stack!.info.httpUrl);
   return run('bash', ['-c', prelude + script], { cwd: work, timeout: 60_000, env: process.env });

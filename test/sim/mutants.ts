@@ -87,7 +87,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: 'repeat-answers-a-void',
-    breaks: 'K6: only the owner\'s batch at the recorded seq is the ack a repeat gets',
+    breaks: "K6: only the owner's batch at the recorded seq is the ack a repeat gets",
     edits: [
       {
         file: 'lib/put/claim-key.ts',

@@ -1,4 +1,4 @@
-import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { ErrorKind, GapSealedError } from '../../lib/errors.js';
 import { flushShard } from '../../lib/flush/flush-shard.js';
@@ -200,6 +200,27 @@ describe('Idempotency-Key', () => {
       f.clock.advance(f.config.reservationLeaseMs + 1);
       const retry = await put(f);
       expect(retry).toMatchObject({ repeated: true, ack: { seq: 1, rows: 2 } });
+      expect(await walRows(f)).toEqual([{ id: 'a' }, { id: 'b' }]);
+    });
+  });
+
+  describe('when the put that holds the key sealed its own seq but could not release the key', () => {
+    it('never answers a repeat with the void seq: 409 while the lease lives, then the rows land once', async () => {
+      const f = await fixture(dynalite());
+      const scripted = scriptedTable(f.table);
+      scripted.add({ match: isBatchWrite, effect: 'fail', times: 5 });
+      scripted.add({ match: (c) => c instanceof DeleteItemCommand, effect: 'fail', times: 5 });
+      await expect(put(f, scripted.table)).rejects.toBeDefined();
+      expect(await readBatchHead(f.table, SHARD, 1)).toMatchObject({ kind: 'void' });
+      expect(await readIdempotencyRecord(f.table, SHARD, KEY, f.clock.now())).toMatchObject({
+        state: 'pending',
+        seq: 1,
+      });
+
+      await expect(put(f)).rejects.toMatchObject({ kind: ErrorKind.inProgress });
+      f.clock.advance(f.config.reservationLeaseMs + 1);
+      const retry = await put(f);
+      expect(retry).toMatchObject({ repeated: false, ack: { seq: 3 } });
       expect(await walRows(f)).toEqual([{ id: 'a' }, { id: 'b' }]);
     });
   });

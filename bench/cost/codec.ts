@@ -5,13 +5,18 @@
  * with a preset dictionary trained from sample rows: the compressed batch
  * size, the write units of the batch item (1 KB units, with the item's
  * other attributes), and the CPU time to compress and to decompress one put.
- * It changes nothing in `lib/`: the codec is the lead's decision.
+ * The last column prices a million puts at the dated price table
+ * (`lib/cost/prices.ts`): the batch item's write units plus the put
+ * function's compress CPU (512 MB, x86): the put path's gzip level is chosen
+ * by it (`lib/memtable/batch-codec.ts`). Since WAL v3 the flusher writes the
+ * put's compressed bytes as they are, so nothing else compresses the rows
+ * again before the export.
  *
  * Node 20's zlib has no brotli custom dictionary (no shared-dictionary
  * parameter among its BROTLI_PARAM_* constants) and no zstd, so the
  * dictionary variant is zlib's `dictionary` option on deflate.
  *
- *   node --import tsx bench/cost/codec.ts [puts]
+ *   node --import tsx bench/cost/codec.ts [puts] [codec name prefix, e.g. gzip]
  */
 import {
   brotliCompressSync,
@@ -24,6 +29,7 @@ import {
 } from 'node:zlib';
 import { writeUnits } from '../../lib/cost/dynamodb-units.js';
 import { itemSize } from '../../lib/cost/item-size.js';
+import { PRICES_US_EAST_1, priceOf } from '../../lib/cost/prices.js';
 import { putBodyText, RowVariant, rowGenerator } from './rows.js';
 import { textTable } from './text-table.js';
 
@@ -166,6 +172,17 @@ export function putPayloads(
   return Array.from({ length: count }, () => Buffer.from(JSON.stringify(rows.take(rowsPerPut))));
 }
 
+/** The put function's memory (GB) whose CPU time compresses a batch. */
+const PUT_FUNCTION_GB = 0.5;
+
+/** Dollars per million puts of a codec: the batch item's write units plus the put's compress CPU. */
+function dollarsPerMillionPuts(r: { meanWriteUnits: number; compressUs: number }): number {
+  const { dynamodb, lambda } = PRICES_US_EAST_1;
+  const units = priceOf(dynamodb.writeRequestUnit, r.meanWriteUnits * 1e6);
+  const cpu = priceOf(lambda.x86GbSecond, (r.compressUs / 1e6) * PUT_FUNCTION_GB * 1e6);
+  return units + cpu;
+}
+
 async function main(): Promise<void> {
   const count = Number(process.argv[2] ?? 100);
   const timingPuts = Math.min(count, 20);
@@ -178,7 +195,11 @@ async function main(): Promise<void> {
   for (const variant of [RowVariant.event, RowVariant.random]) {
     const puts = putPayloads(variant, 7, count);
     const body = putBodyText(rowGenerator({ variant, seed: 7 }).take(100));
-    const results = weigh(codecs(trainDictionary(variant, 1_000)), puts, timingPuts);
+    const only = process.argv[3];
+    const chosen = codecs(trainDictionary(variant, 1_000)).filter(
+      (codec) => only === undefined || codec.name.startsWith(only),
+    );
+    const results = weigh(chosen, puts, timingPuts);
     console.log(
       `\n${variant} rows: ${(puts.reduce((s, p) => s + p.length, 0) / count / 1024).toFixed(1)} KiB JSON per put ` +
         `(gzip 6 ratio of a 100-row put body: ${(Buffer.byteLength(body) / gzipSync(body, { level: 6 }).length).toFixed(2)})`,
@@ -193,6 +214,7 @@ async function main(): Promise<void> {
           'vs gzip 6': `${(r.vsGzip6 * 100).toFixed(1)} %`,
           'compress µs/put': Math.round(r.compressUs),
           'decompress µs/put': Math.round(r.decompressUs),
+          '$/M puts (WCU + CPU)': Number(dollarsPerMillionPuts(r).toFixed(3)),
         })),
       ),
     );

@@ -68,7 +68,6 @@ import type { Table } from '../memtable/table.js';
 import { walKey } from '../paths.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { decodeWal } from '../wal/decode.js';
-import { encodeWal } from '../wal/encode.js';
 import type { WalHeader, WalObject } from '../wal/format.js';
 import { buildWalObject, contentMismatch } from './build-wal-object.js';
 import { type FaultHook, FaultPoint } from './fault-points.js';
@@ -228,9 +227,8 @@ async function flushClaimed(
   // 4. Write create-if-absent at P.
   const position = record.walNextPos;
   const key = walKey(shard, position);
-  const object = buildWalObject(record, epoch, resolved.batches, deps.now());
-  const body = encodeWal(object);
-  let written: WalHeader = object.header;
+  const { header, body } = buildWalObject(record, epoch, resolved.batches, deps.now());
+  let written: WalHeader = header;
   let adopted = false;
   let result: 'created' | 'exists';
   try {

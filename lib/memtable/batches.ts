@@ -53,7 +53,20 @@ import {
 
 /** A batch as the flusher reads it. */
 export type StoredBatch = (
-  | { seq: number; kind: 'rows'; rows: BatchRow[]; bytes: number }
+  | {
+      seq: number;
+      kind: 'rows';
+      /** The rows, decoded on first read (the flusher writes `payload` as it is). */
+      rows: BatchRow[];
+      /** Rows in the batch, as its head records. */
+      rowCount: number;
+      /** Uncompressed payload bytes (what the buffer was charged). */
+      bytes: number;
+      /** The compressed payload, whole: one gzip member of `encoding` (`batch-codec.ts`). */
+      payload: Uint8Array;
+      /** The payload's encoding (undefined: the first version's JSON array). */
+      encoding: string | undefined;
+    }
   | { seq: number; kind: 'void'; bytes: 0 }
 ) & {
   createdAtMs: number;
@@ -335,12 +348,21 @@ function toStoredBatch(shard: string, group: ItemGroup, payload: Uint8Array[]): 
       `shard ${shard} batch ${seq}: expected ${parts} chunks, got ${payload.length}`,
     );
   }
-  const rows = decodeBatchRows(`shard ${shard} batch ${seq}`, payload, str(head, 'enc'));
+  const encoding = str(head, 'enc');
+  const whole = payload.length === 1 ? payload[0]! : Buffer.concat(payload);
+  let rows: BatchRow[] | undefined;
   return {
     seq,
     kind: 'rows',
-    rows,
+    // Decoded only when read: the flusher passes the payload into the WAL as it is.
+    get rows(): BatchRow[] {
+      rows ??= decodeBatchRows(`shard ${shard} batch ${seq}`, [whole], encoding);
+      return rows;
+    },
+    rowCount: num(head, 'rowCount', 0),
     bytes: num(head, 'bytes', 0),
+    payload: whole,
+    encoding,
     createdAtMs,
     chargeEnd,
     allocatedAtMs,

@@ -1,24 +1,36 @@
 /**
  * Idempotency records: `Idempotency-Key` (HTTP) or message id / attribute
- * (SQS) → a fingerprint of the request, the owner of the reservation, the
- * seq its put allocated, and once known the original ack, for the
- * idempotency window (DynamoDB TTL on `expiresAt`, and an explicit check on
- * `expiresAtMs` because TTL deletion is lazy and the local emulator has none).
+ * (SQS) → a fingerprint of the request, the owner of the reservation and the
+ * seq its put allocated, for the idempotency window (DynamoDB TTL on
+ * `expiresAt`, and an explicit check on `expiresAtMs` because TTL deletion is
+ * lazy and the local emulator has none). The original ack is not written
+ * here: the batch at the recorded seq carries it (K6), so an idempotent put
+ * costs three requests (allocate, reserve, write), not five.
  *
  * Invariants kept here (the put path, `lib/put/put-rows.ts`, drives them):
  * K1. A reservation is created already naming its seq: the put allocates
  *     first, so a reservation always says where its batch goes. A crash at
  *     any later step leaves the evidence a retry needs.
- * K2. Only the owner completes or releases its reservation (conditional on
- *     `owner`); a put that lost its reservation to a takeover changes nothing.
+ * K2. Only the owner releases its reservation (conditional on `owner`); a
+ *     put that lost its reservation to a takeover changes nothing. Nobody
+ *     completes one any more: a reservation whose batch landed is complete
+ *     by K6. (Records completed by earlier versions, state `done` with the
+ *     ack, are still read and answered until their window ends.)
  * K3. A reservation is taken over only once its lease has expired (L3 in
  *     `lib/liveness.ts`: its put can no longer write), and the taker settles
- *     the recorded seq first (`lib/put/takeover.ts`): a batch there means
+ *     the recorded seq first (`lib/put/settle-seq.ts`): a batch there means
  *     "answer its ack", an empty seq is sealed void before anything new is
  *     buffered.
  * K4. A key is released only when its batch provably did not land.
  * K5. Every decision compares fingerprints: a key reused with another payload
  *     is refused, never answered with the other payload's ack.
+ * K6. The batch carries the ack: the owner's batch item at the recorded seq
+ *     (its put id is the reservation's `owner`, its `rowCount` the rows)
+ *     means the put succeeded with the ack `{shard, seq, rows}`. A repeat
+ *     reads the reservation, then the batch head at its seq
+ *     (`lib/put/claim-key.ts`); once the batch expired, a seq at or below
+ *     `durableSeq` reads as landed (L4, L5 in `lib/liveness.ts`: batches
+ *     outlive the window).
  */
 import {
   type AttributeValue,
@@ -161,53 +173,6 @@ export async function takeOverReservation(
       },
     }),
     'UpdateItem idempotency takeover',
-  );
-  return out !== CONDITION_FAILED;
-}
-
-/** Who may complete a reservation: its owner, or a taker of an expired one (K2, K3). */
-export type CompleteAs = { owner: string } | { takeOverFrom: string; nowMs: number };
-
-/**
- * Turns a pending reservation into the ack for the rest of the window. True
- * when recorded; false when the caller was not entitled (K2).
- */
-export async function completeReservation(
-  table: Table,
-  key: string,
-  ack: PutAck,
-  as: CompleteAs,
-  nowMs: number,
-  ttlMs: number,
-): Promise<boolean> {
-  const expiresAtMs = nowMs + ttlMs;
-  const values: Record<string, AttributeValue> = {
-    ':done': { S: 'done' },
-    ':ack': { S: JSON.stringify(ack) },
-    ':expiresAtMs': { N: String(expiresAtMs) },
-    ':expiresAt': { N: String(Math.ceil(expiresAtMs / 1000)) },
-    ':pendingState': { S: 'pending' },
-  };
-  let condition = '#state = :pendingState AND #owner = :owner';
-  if ('owner' in as) {
-    values[':owner'] = { S: as.owner };
-  } else {
-    values[':owner'] = { S: as.takeOverFrom };
-    values[':now'] = { N: String(as.nowMs) };
-    condition += ' AND leaseExpiresAtMs < :now';
-  }
-  const out = await send(
-    table,
-    new UpdateItemCommand({
-      TableName: table.tableName,
-      Key: idemKey(ack.shard, key),
-      UpdateExpression:
-        'SET #state = :done, ack = :ack, expiresAtMs = :expiresAtMs, expiresAt = :expiresAt REMOVE leaseExpiresAtMs',
-      ConditionExpression: condition,
-      ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
-      ExpressionAttributeValues: values,
-    }),
-    'UpdateItem idempotency ack',
   );
   return out !== CONDITION_FAILED;
 }

@@ -1,21 +1,24 @@
 /**
- * Step 2 of the put path for an idempotent put, run right after its seq is
+ * Step 3 of the put path for an idempotent put, run right after its seq is
  * allocated (K1 in `lib/memtable/idempotency.ts`): make the key this put's,
- * or find the answer a repeat gets instead.
+ * or find the answer a repeat gets instead. The reservation's conditional
+ * create is also the existence check: a first put pays that one request.
  *
  *   - no live record: create the reservation naming our seq → ours;
  *   - another payload under the key (K5) → KeyReusedError (422);
- *   - done → the original ack (a repeat);
+ *   - done (a record of an earlier version) → its ack;
+ *   - pending, and the owner's batch is at its seq (K6) → that batch's ack;
  *   - pending, lease live → InProgressError (409);
  *   - pending, lease expired (its put is past its deadline, L3): settle the
- *     seq it recorded (K3). Landed → record and answer that ack; not landed
- *     (now provably: sealed void) → take the reservation over, naming our seq.
+ *     seq it recorded (K3). Landed → answer that ack; not landed (now
+ *     provably: sealed void) → take the reservation over, naming our seq.
  * Races between takers are decided by conditional writes; a loser re-reads.
  */
 import { InProgressError, KeyReusedError } from '../errors.js';
+import { readBatchHead } from '../memtable/batches.js';
 import {
-  completeReservation,
   createReservation,
+  type IdempotencyRecord,
   type PutAck,
   type ReservationInput,
   readIdempotencyRecord,
@@ -45,7 +48,9 @@ export async function claimKey(ctx: ClaimContext, input: ReservationInput): Prom
     const record = await readIdempotencyRecord(table, input.shard, input.key, nowMs);
     if (!record) continue; // released or past its window since: create again
     if (record.fingerprint !== input.fingerprint) throw new KeyReusedError(input.key, input.shard);
-    if (record.state === 'done') return { kind: 'answer', ack: record.ack };
+    const ack = await landedAck(table, input.shard, record);
+    if (ack) return { kind: 'answer', ack };
+    if (record.state === 'done') continue; // unreachable: a done record has its ack
     if (record.leaseExpiresAtMs >= nowMs) {
       throw new InProgressError(input.key, retryAfterSeconds(record.leaseExpiresAtMs - nowMs));
     }
@@ -57,22 +62,32 @@ export async function claimKey(ctx: ClaimContext, input: ReservationInput): Prom
       nowMs,
     );
     if (outcome.landed) {
-      const ack: PutAck = {
-        shard: input.shard,
-        seq: record.seq,
-        rows: outcome.rows ?? record.rows,
-        durable: false,
-      };
-      const as = { takeOverFrom: record.owner, nowMs };
-      if (await completeReservation(table, input.key, ack, as, nowMs, input.ttlMs)) {
-        return { kind: 'answer', ack };
-      }
-      continue;
+      return { kind: 'answer', ack: ackOf(input.shard, record.seq, outcome.rows ?? record.rows) };
     }
     if (await takeOverReservation(table, record.owner, { ...input, nowMs }))
       return { kind: 'ours' };
   }
   throw new InProgressError(input.key, 1);
+}
+
+/**
+ * The ack of a repeat whose first put is known to have landed: a record of
+ * an earlier version carries it; otherwise the owner's batch at the recorded
+ * seq does (K6). Undefined when that batch is not (or no longer) there.
+ */
+export async function landedAck(
+  table: Table,
+  shard: string,
+  record: IdempotencyRecord,
+): Promise<PutAck | undefined> {
+  if (record.state === 'done') return record.ack;
+  const head = await readBatchHead(table, shard, record.seq);
+  if (head?.kind !== 'rows' || head.putId !== record.owner) return undefined;
+  return ackOf(shard, record.seq, head.rowCount);
+}
+
+function ackOf(shard: string, seq: number, rows: number): PutAck {
+  return { shard, seq, rows, durable: false };
 }
 
 function retryAfterSeconds(ms: number): number {

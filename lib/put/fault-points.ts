@@ -9,7 +9,6 @@ export const PutFaultPoint = {
   afterAllocate: 'put:after-allocate',
   afterClaim: 'put:after-claim',
   afterWrite: 'put:after-write',
-  afterAck: 'put:after-ack',
 } as const;
 export type PutFaultPoint = (typeof PutFaultPoint)[keyof typeof PutFaultPoint];
 

@@ -2,46 +2,50 @@
  * The put path, shared by the HTTP and SQS handlers:
  *   1. validate the shard name and the rows; start the put's deadline (L1 in
  *      `lib/liveness.ts`): no batch item is written after it;
- *   2. a repeat of an idempotent put that finished gets its ack (one read);
- *      otherwise allocate a seq (atomic counter, pending marker, bytes;
- *      refused when poisoned or over the buffer limit; safe to re-send, A1 in
- *      allocate.ts);
- *   3. idempotent puts claim their key naming that seq (`claim-key.ts`): a
- *      repeat gets the original ack, a concurrent one 409, another payload
- *      under the key 422; the seq a repeat allocated is sealed void at once;
- *   4. write the batch item, conditional on it not existing. A failed or
- *      late write is settled (`settle-seq.ts`): the batch is found, or the seq
- *      is sealed void so it can never land; only then is the key released
- *      (K4) and the caller told nothing was stored;
- *   5. record the ack (owner only, K2), then ack, after a bounded wait for
- *      durability when asked.
- * No object store request happens here, ever: durability comes from the ticker.
+ *   2. allocate a seq (atomic counter, pending marker, bytes; refused when
+ *      poisoned or over the buffer limit; safe to re-send, A1 in
+ *      allocate.ts). A refused idempotent put whose key already landed gets
+ *      its ack instead of the refusal;
+ *   3. idempotent puts claim their key naming that seq (`claim-key.ts`): the
+ *      reservation's conditional create is the existence check; a repeat
+ *      gets the original ack, a concurrent one 409, another payload under
+ *      the key 422; the seq a repeat allocated is sealed void at once;
+ *   4. write the batch item, conditional on it not existing; it carries the
+ *      put id and row count, so it is also the idempotent put's recorded ack
+ *      (K6 in `lib/memtable/idempotency.ts`). A failed or late write is
+ *      settled (`settle-seq.ts`): the batch is found, or the seq is sealed
+ *      void so it can never land; only then is the key released (K4) and the
+ *      caller told nothing was stored;
+ *   5. ack, after a bounded wait for durability when asked.
+ * DynamoDB requests: a plain put 2 (allocate, write), an idempotent one 3
+ * (allocate, reserve, write), plus one per continuation chunk of a batch over
+ * 350 KB compressed. The object store is written only when a batch's
+ * compressed payload is past the spill threshold (`lib/memtable/spill.ts`):
+ * one PUT for its payload; durability itself comes from the ticker.
  */
 
 import { randomUUID } from 'node:crypto';
 import type { ShardwalConfig } from '../config.js';
 import {
+  BackpressureError,
   GapSealedError,
   InvalidInputError,
   KeyReusedError,
+  PoisonedError,
   PutDeadlineError,
   SeqTakenError,
+  ShardStalledError,
   UnavailableError,
 } from '../errors.js';
 import { stallRefusalMs } from '../liveness.js';
 import { type Allocation, allocateSeq } from '../memtable/allocate.js';
 import { type EncodedBatch, encodeBatchRows } from '../memtable/batch-codec.js';
 import { writeBatch } from '../memtable/batches.js';
-import {
-  completeReservation,
-  type PutAck,
-  readIdempotencyRecord,
-  releaseReservation,
-} from '../memtable/idempotency.js';
+import { type PutAck, readIdempotencyRecord, releaseReservation } from '../memtable/idempotency.js';
 import type { Table } from '../memtable/table.js';
 import { logger } from '../observability/telemetry.js';
 import { assertShardName } from '../paths.js';
-import { claimKey } from './claim-key.js';
+import { claimKey, landedAck } from './claim-key.js';
 import { type CommitDelayEstimate, waitDurable } from './durable-wait.js';
 import { type PutFaultHook, PutFaultPoint } from './fault-points.js';
 import { requestFingerprint } from './fingerprint.js';
@@ -109,18 +113,10 @@ export async function putRows(deps: PutDeps, request: PutRequest): Promise<PutRe
   }
   const fingerprint = key === undefined ? '' : requestFingerprint(request.shard, batch.json);
   if (deps.now() >= deadlineAtMs) throw new PutDeadlineError(request.shard, 0);
-  if (key !== undefined) {
-    // Most repeats follow a put that finished: answer them without allocating a seq.
-    const earlier = await readIdempotencyRecord(deps.table, request.shard, key, deps.now());
-    if (earlier?.state === 'done') {
-      if (earlier.fingerprint !== fingerprint) throw new KeyReusedError(key, request.shard);
-      return repeatAck(deps, earlier.ack, request.durability);
-    }
-  }
 
   // 2. Allocate.
   const allocatedAtMs = deps.now();
-  const allocation: Allocation = await allocateSeq(deps.table, {
+  const allocation: Allocation | PutAck = await allocateSeq(deps.table, {
     shard: request.shard,
     bytes: batch.jsonBytes,
     nowMs: allocatedAtMs,
@@ -128,7 +124,17 @@ export async function putRows(deps: PutDeps, request: PutRequest): Promise<PutRe
     retryAfterSeconds: Math.max(1, Math.ceil((config.flushIntervalMs ?? 1000) / 1000)),
     stallRefusalMs: stallRefusalMs(config),
     takeover: config,
+  }).catch(async (error: unknown) => {
+    // A repeat of a put that landed is answered even when the shard takes no new put.
+    if (key === undefined || !isRefusal(error)) throw error;
+    const earlier = await readIdempotencyRecord(deps.table, request.shard, key, deps.now());
+    if (earlier === undefined) throw error;
+    if (earlier.fingerprint !== fingerprint) throw new KeyReusedError(key, request.shard);
+    const ack = await landedAck(deps.table, request.shard, earlier);
+    if (ack === undefined) throw error;
+    return ack;
   });
+  if (!('generation' in allocation)) return repeatAck(deps, allocation, request.durability);
   const { seq } = allocation;
   await deps.faults?.(PutFaultPoint.afterAllocate, request.shard);
 
@@ -162,11 +168,7 @@ export async function putRows(deps: PutDeps, request: PutRequest): Promise<PutRe
   await deps.faults?.(PutFaultPoint.afterWrite, request.shard);
   let ack: PutAck = { shard: request.shard, seq, rows: batch.rowCount, durable: false };
 
-  // 5. Record the ack, request a flush past the trigger, wait for durability if asked.
-  if (key !== undefined) {
-    await completeWithRetry(deps, key, owner, ack);
-    await deps.faults?.(PutFaultPoint.afterAck, request.shard);
-  }
+  // 5. The batch is the ack (K6). Request a flush past the trigger, wait for durability if asked.
   const bytes = batch.jsonBytes;
   const crossedTrigger =
     allocation.bufferedBytes - bytes < config.flushTriggerBytes &&
@@ -282,44 +284,13 @@ async function withDurability(
   return { ...ack, durable };
 }
 
-/**
- * Records the ack, retrying transient failures. The rows are buffered either
- * way: an ack left unrecorded only means a retry after the reservation lease
- * finds the batch at the recorded seq and answers with it (K3).
- */
-async function completeWithRetry(
-  deps: PutDeps,
-  key: string,
-  owner: string,
-  ack: PutAck,
-): Promise<void> {
-  for (let attempt = 1; attempt <= 4; attempt++) {
-    try {
-      const recorded = await completeReservation(
-        deps.table,
-        key,
-        ack,
-        { owner },
-        deps.now(),
-        deps.config.idempotencyTtlMs,
-      );
-      if (!recorded) {
-        // A retry took the reservation over after its lease; it found this batch (K3).
-        logger.warn('idempotency reservation taken over before its ack was recorded', {
-          shard: ack.shard,
-          seq: ack.seq,
-        });
-      }
-      return;
-    } catch (error) {
-      if (!(error instanceof UnavailableError)) throw error;
-      if (attempt < 4) await deps.sleep(50 * 2 ** attempt);
-    }
-  }
-  logger.warn('idempotency ack not recorded; a retry will find the batch', {
-    shard: ack.shard,
-    seq: ack.seq,
-  });
+/** Whether `error` is the allocation refusing a new put (not a failure to reach the table). */
+function isRefusal(error: unknown): boolean {
+  return (
+    error instanceof BackpressureError ||
+    error instanceof PoisonedError ||
+    error instanceof ShardStalledError
+  );
 }
 
 /**

@@ -1,17 +1,26 @@
 /**
  * Streams one WAL object into callbacks (`scanFrameRecords`), applying exactly the
  * rules `decodeWal` and `readWal` apply, in the same order: the framing,
- * then the v1 lines (`lines-v1.ts`) and the WAL rules (`WalChecker`), and the
- * header's shard and position against the key. Rows are provisional until
+ * then the lines (`lines-v1.ts`), v3's batch frames (`BatchFrames`) and the
+ * WAL rules (`WalChecker`), and the header's shard and position against the
+ * key. Rows are provisional until
  * the scan resolves: the checksum is checked at the trailer.
  */
 
 import { CorruptDataError } from '../errors.js';
 import { walKey } from '../paths.js';
+import { BatchFrames } from '../wal/batch-frames.js';
 import { readCanonicalRow } from '../wal/canonical-row.js';
+import { unframedTag } from '../wal/decode.js';
 import type { WalHeader, WalRow } from '../wal/format.js';
 import { type FrameReadAhead, scanFrameRecords } from '../wal/frame-reader.js';
-import { parseHeader, parseRow, WAL_FRAME } from '../wal/lines-v1.js';
+import {
+  FRAMED_BATCHES_VERSION,
+  parseHeader,
+  parseRow,
+  WAL_FRAME,
+  WalTag,
+} from '../wal/lines-v1.js';
 import { type Fail, WalChecker } from '../wal/wal-check.js';
 
 /** Where a scanned object's entries go. */
@@ -41,14 +50,19 @@ export async function scanWal(
     throw new CorruptDataError(objectKey, problem);
   };
   let checker: WalChecker | undefined;
+  // v3: rows take seq and offset from their batch frame.
+  let frames: BatchFrames | undefined;
   try {
     await scanFrameRecords<WalRow>(objectKey, chunks, WAL_FRAME, {
       // Rows in the encoder's exact form are read without JSON.parse (`canonical-row.ts`).
-      canonical: readCanonicalRow,
-      line: ({ line, fields }) => {
+      canonical: (bytes, start, end, ascii) =>
+        readCanonicalRow(bytes, start, end, ascii, frames !== undefined),
+      line: ({ line, tag, fields }) => {
         if (checker === undefined) {
           const header = parseHeader(fields, fail);
           checker = new WalChecker(header, fail);
+          if ((fields.v as number) >= FRAMED_BATCHES_VERSION)
+            frames = new BatchFrames(header, fail);
           if (header.shard !== shard || header.position !== position) {
             fail(
               `line 1: header says shard ${header.shard} position ${header.position}, but the key says otherwise`,
@@ -58,12 +72,19 @@ export async function scanWal(
           return undefined;
         }
         const where = `line ${line}`;
-        const row = parseRow(fields, where, fail);
+        if (tag === WalTag.batch) {
+          if (frames === undefined) throw unframedTag(objectKey, line);
+          frames.frame(fields, where);
+          return undefined;
+        }
+        const row = parseRow(fields, where, fail, frames !== undefined);
+        frames?.place(row, where);
         checker.row(row, where);
         return sink.row(row);
       },
       record: (row, line) => {
         // Line 1 is always the header, so the checker exists by now.
+        frames?.place(row, `line ${line}`);
         checker!.row(row, `line ${line}`);
         return sink.row(row);
       },
@@ -72,6 +93,7 @@ export async function scanWal(
     if (error instanceof StopScan) return false;
     throw error;
   }
+  frames?.finish();
   checker!.finish();
   return true;
 }

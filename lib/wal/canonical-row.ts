@@ -5,6 +5,8 @@
  * replay and export; the only strings it makes are the key id and the row.
  *
  *   {"t":"r","s":<seq>,"o":<offset>[,"k":<key id>][,"d":1][,"row":<row text>]}
+ *   {"t":"r"[,"k":<key id>][,"d":1][,"row":<row text>]}     (v3, `framed`: seq and
+ *                                                           offset come from the frame)
  *
  * It takes a line only when every member is in its canonical spelling: the
  * members in that order, no whitespace, `s` and `o` plain integers of at most
@@ -22,7 +24,8 @@
 import { objectEndInBytes } from '../rows/row-line.js';
 import type { WalRow } from './format.js';
 
-const PREFIX = Buffer.from('{"t":"r","s":');
+const PREFIX = Buffer.from('{"t":"r"');
+const SEQ = Buffer.from(',"s":');
 const OFFSET = Buffer.from(',"o":');
 const KEY = Buffer.from(',"k":');
 const DELETE = Buffer.from(',"d":1');
@@ -36,22 +39,30 @@ let at = 0;
 /**
  * The row on the line `bytes[start, end)` (valid UTF-8, without its `\n`;
  * `ascii` when it is all ASCII), when it is in canonical form; undefined to
- * let the generic path read it.
+ * let the generic path read it. A `framed` row (v3) has no seq or offset:
+ * they come back as 0, for `BatchFrames.place` to set.
  */
 export function readCanonicalRow(
   bytes: Buffer,
   start: number,
   end: number,
   ascii: boolean,
+  framed = false,
 ): WalRow | undefined {
   // A pattern never holds `\n`, so a match cannot run past the line into the next one.
   if (!matches(bytes, start, PREFIX)) return undefined;
   at = start + PREFIX.length;
-  const seq = count(bytes);
-  if (seq < 0 || !matches(bytes, at, OFFSET)) return undefined;
-  at += OFFSET.length;
-  const offset = count(bytes);
-  if (offset < 0) return undefined;
+  let seq = 0;
+  let offset = 0;
+  if (!framed) {
+    if (!matches(bytes, at, SEQ)) return undefined;
+    at += SEQ.length;
+    seq = count(bytes);
+    if (seq < 0 || !matches(bytes, at, OFFSET)) return undefined;
+    at += OFFSET.length;
+    offset = count(bytes);
+    if (offset < 0) return undefined;
+  }
   const row: WalRow = { seq, offset };
   const encoding = ascii ? 'latin1' : 'utf8';
   if (matches(bytes, at, KEY)) {

@@ -1,17 +1,18 @@
 /**
- * Reads WAL objects (format v1, docs/wal-format.md) and fails loud: every
+ * Reads WAL objects (formats v1-v3, docs/wal-format.md) and fails loud: every
  * violation is a `CorruptDataError` naming the object key (an unknown version
  * or record tag its typed subclass), never a skip or a guess. `decodeWal`
  * reads a whole object; `readWal` streams one. Both apply the framing rules
  * (`frame-parser.ts`) and the WAL rules (`wal-check.ts`) line by line in the
  * same order, so they accept the same objects and report the same first fault.
  */
-import { CorruptDataError } from '../errors.js';
+import { CorruptDataError, UnknownRecordTagError } from '../errors.js';
 import { POSITION_DIGITS } from '../paths.js';
+import { BatchFrames } from './batch-frames.js';
 import type { WalHeader, WalObject, WalRow } from './format.js';
 import type { FramedLine } from './frame-parser.js';
 import { readFrame, readFrameSync } from './frame-reader.js';
-import { parseHeader, parseRow, WAL_FRAME } from './lines-v1.js';
+import { FRAMED_BATCHES_VERSION, parseHeader, parseRow, WAL_FRAME, WalTag } from './lines-v1.js';
 import { type Fail, WalChecker } from './wal-check.js';
 
 /** One item of a streamed WAL object: the header first, then each row. */
@@ -24,6 +25,7 @@ export function decodeWal(objectKey: string, bytes: Uint8Array): WalObject {
   const rows: WalRow[] = [];
   for (const line of readFrameSync(objectKey, bytes, WAL_FRAME)) {
     const entry = decoder.accept(line);
+    if (entry === undefined) continue;
     if (entry.kind === 'header') header = entry.header;
     else rows.push(entry.row);
   }
@@ -49,8 +51,16 @@ export async function* readWal(
   chunks: AsyncIterable<Uint8Array>,
 ): AsyncGenerator<WalEntry, void, undefined> {
   const decoder = new WalDecoder(objectKey);
-  for await (const line of readFrame(objectKey, chunks, WAL_FRAME)) yield decoder.accept(line);
+  for await (const line of readFrame(objectKey, chunks, WAL_FRAME)) {
+    const entry = decoder.accept(line);
+    if (entry !== undefined) yield entry;
+  }
   decoder.finish();
+}
+
+/** A batch frame in an object older than v3: the tag is not in its version's set. */
+export function unframedTag(objectKey: string, line: number): UnknownRecordTagError {
+  return new UnknownRecordTagError(objectKey, line, WalTag.batch, ['h', WalTag.row, 'e']);
 }
 
 const WAL_KEY = new RegExp(`(?:^|/)shards/([^/]+)/wal/(\\d{${POSITION_DIGITS}})$`);
@@ -58,6 +68,8 @@ const WAL_KEY = new RegExp(`(?:^|/)shards/([^/]+)/wal/(\\d{${POSITION_DIGITS}})$
 /** Turns framed lines into WAL entries, applying the WAL rules as they come. */
 class WalDecoder {
   #checker: WalChecker | undefined;
+  /** Set for v3 objects, whose rows take seq and offset from their batch frame. */
+  #frames: BatchFrames | undefined;
   readonly #fail: Fail;
 
   constructor(private readonly objectKey: string) {
@@ -66,20 +78,30 @@ class WalDecoder {
     };
   }
 
-  accept({ line, fields }: FramedLine): WalEntry {
+  accept({ line, tag, fields }: FramedLine): WalEntry | undefined {
     if (this.#checker === undefined) {
       const header = parseHeader(fields, this.#fail);
       this.#checker = new WalChecker(header, this.#fail);
+      if ((fields.v as number) >= FRAMED_BATCHES_VERSION) {
+        this.#frames = new BatchFrames(header, this.#fail);
+      }
       this.#checkKey(header);
       return { kind: 'header', header };
     }
     const where = `line ${line}`;
-    const row = parseRow(fields, where, this.#fail);
+    if (tag === WalTag.batch) {
+      if (this.#frames === undefined) throw unframedTag(this.objectKey, line);
+      this.#frames.frame(fields, where);
+      return undefined;
+    }
+    const row = parseRow(fields, where, this.#fail, this.#frames !== undefined);
+    this.#frames?.place(row, where);
     this.#checker.row(row, where);
     return { kind: 'row', row };
   }
 
   finish(): void {
+    this.#frames?.finish();
     this.#checker!.finish();
   }
 

@@ -1,6 +1,7 @@
 /**
- * WAL object format v1: the types and constants. The byte layout is specified
- * in docs/wal-format.md; `encode.ts` writes it and `decode.ts` reads it.
+ * WAL object format: the types and constants. The byte layout is specified
+ * in docs/wal-format.md; `encode-batches.ts` writes v3 from compressed
+ * batches, `encode.ts` writes v2 from rows, `decode.ts` reads every version.
  */
 
 import type { Row } from '../rows/row.js';
@@ -9,15 +10,21 @@ import type { Row } from '../rows/row.js';
 export const WAL_MAGIC = 'shardwal-wal';
 
 /**
- * The format version this code writes. v2 stores rows and keys exactly
- * (`lib/rows`): `row` is the row's text as sent and `k` a key id, a JSON
- * string or number. v1 stored `JSON.stringify` of parsed rows and every key
- * as a string; it is still read, its keys as string keys.
+ * The format version the flusher writes. v3 is made of the batches' own gzip
+ * members, each behind a batch frame line (`{"t":"b",...}`) that carries its
+ * seq, first row offset, row count and buffering time; its row lines carry
+ * neither seq nor offset. v2 stores rows and keys exactly (`lib/rows`): `row`
+ * is the row's text as sent and `k` a key id, a JSON string or number; every
+ * row line names its seq and offset. v1 stored `JSON.stringify` of parsed
+ * rows and every key as a string; it is still read, its keys as string keys.
  */
-export const WAL_FORMAT_VERSION = 2;
+export const WAL_FORMAT_VERSION = 3;
+
+/** The version `encodeWal` writes from rows (no compressed batches at hand: tests, tools). */
+export const WAL_ROWS_VERSION = 2;
 
 /** Versions this code reads. */
-export const WAL_READABLE_VERSIONS = [1, 2] as const;
+export const WAL_READABLE_VERSIONS = [1, 2, 3] as const;
 
 /** A JSON object, as rows are. */
 export type JsonObject = { [key: string]: JsonValue };
@@ -51,7 +58,11 @@ export interface WalRow extends Row {
   seq: number;
   /** Shard-wide row offset: firstRowOffset + index in the object. */
   offset: number;
-  /** When the row's batch was buffered, where the format records it (readers fall back to the header's `createdAtMs`). */
+  /**
+   * When the row's batch was buffered (its put wrote it), ms since the Unix
+   * epoch: recorded from v3 on, undefined for older objects (use
+   * `header.createdAtMs` there).
+   */
   ingestedAtMs?: number;
 }
 

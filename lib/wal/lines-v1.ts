@@ -1,12 +1,15 @@
 /**
- * The lines of a WAL object (v2, and v1 read the same way): which fields each
- * holds, in the order the encoder writes them (fixed, so equal objects encode
- * to equal bytes), and their strict mapping back. Values are checked by
- * `WalChecker`; this file checks that each line holds exactly its fields.
+ * The lines of a WAL object (v1-v3): which fields each holds, in the order
+ * the encoder writes them (fixed, so equal objects encode to equal bytes),
+ * and their strict mapping back. Values are checked by `WalChecker` (and
+ * `BatchFrames` for v3); this file checks that each line holds exactly its
+ * fields.
  *
- *   {"t":"h","magic":"shardwal-wal","v":2,"shard":..,"position":..,"epoch":..,"firstSeq":..,
+ *   {"t":"h","magic":"shardwal-wal","v":3,"shard":..,"position":..,"epoch":..,"firstSeq":..,
  *    "lastSeq":..,"firstRowOffset":..,"rowCount":..,"voidSeqs":[..],"createdAtMs":..}
- *   {"t":"r","s":<seq>,"o":<offset>,"k":<key id, keyed rows only>,"d":1 <deletes only>,"row":<row text, puts only>}
+ *   v1, v2: {"t":"r","s":<seq>,"o":<offset>,"k":<key id, keyed rows only>,"d":1 <deletes only>,"row":<row text, puts only>}
+ *   v3:     {"t":"b","s":<seq>,"o":<first offset>,"n":<rows>,"at":<buffered at, ms>}
+ *           then its rows: {"t":"r","k":..,"d":1,"row":..} (no seq, no offset)
  *   {"t":"e","rows":<count>,"crc32":<uint32>}
  *
  * Row lines carry the row text and key id verbatim (`lib/rows`); in v1 the
@@ -21,8 +24,11 @@ import type { FrameFields, FrameFormat } from './framing.js';
 import type { Fail } from './wal-check.js';
 import { show } from './wal-check.js';
 
-/** Record tags of a WAL v1 object (header and trailer belong to the framing). */
-export const WalTag = { row: 'r' } as const;
+/** Record tags of a WAL object (header and trailer belong to the framing); `b` from v3 on. */
+export const WalTag = { row: 'r', batch: 'b' } as const;
+
+/** The first version whose rows are framed by batch lines (and carry no seq or offset). */
+export const FRAMED_BATCHES_VERSION = 3;
 
 /** The WAL format as the framing sees it. */
 export const WAL_FRAME: FrameFormat = {
@@ -30,7 +36,7 @@ export const WAL_FRAME: FrameFormat = {
   magic: WAL_MAGIC,
   version: WAL_FORMAT_VERSION,
   readableVersions: WAL_READABLE_VERSIONS,
-  recordTags: [WalTag.row],
+  recordTags: [WalTag.row, WalTag.batch],
   parseRecord: parseRawRecord,
 };
 
@@ -58,6 +64,7 @@ const HEADER_FIELDS = [
 ];
 const HEADER_KEYS = [...FRAME_KEYS, ...HEADER_FIELDS];
 const ROW_KEYS = new Set(['t', 's', 'o', 'k', 'd', 'row']);
+const FRAMED_ROW_KEYS = new Set(['t', 'k', 'd', 'row']);
 
 /** The header's fields after `t`, `magic` and `v`, in written order. */
 export function headerFields(header: WalHeader): FrameFields {
@@ -98,14 +105,23 @@ export function parseHeader(fields: FrameFields, fail: Fail): WalHeader {
   return header as unknown as WalHeader;
 }
 
-/** Maps a row line back, in `WalRow` field order: seq, offset, key, delete, row. */
-export function parseRow(fields: FrameFields, where: string, fail: Fail): WalRow {
-  const extra = Object.keys(fields).filter((key) => !ROW_KEYS.has(key));
+/**
+ * Maps a row line back, in `WalRow` field order: seq, offset, key, delete,
+ * row. A `framed` row (v3) has no seq or offset of its own: they come back
+ * as 0 for `BatchFrames.place` to set from its batch frame.
+ */
+export function parseRow(fields: FrameFields, where: string, fail: Fail, framed = false): WalRow {
+  const allowed = framed ? FRAMED_ROW_KEYS : ROW_KEYS;
+  const extra = Object.keys(fields).filter((key) => !allowed.has(key));
   if (extra.length > 0) fail(`${where}: unknown row fields [${extra.join(', ')}]`);
-  for (const key of ['s', 'o']) {
-    if (!Object.hasOwn(fields, key)) fail(`${where}: row has no "${key}" field`);
+  if (!framed) {
+    for (const key of ['s', 'o']) {
+      if (!Object.hasOwn(fields, key)) fail(`${where}: row has no "${key}" field`);
+    }
   }
-  const row: WalRow = { seq: fields.s as number, offset: fields.o as number };
+  const row: WalRow = framed
+    ? { seq: 0, offset: 0 }
+    : { seq: fields.s as number, offset: fields.o as number };
   if (Object.hasOwn(fields, 'k')) {
     const key = fields.k;
     // A line read whole (not raw) holds a plain JSON value: a string key reads as its literal.

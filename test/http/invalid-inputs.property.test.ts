@@ -406,7 +406,8 @@ describe('the put path', () => {
       fc.asyncProperty(anyInvalid, async (c) => {
         if (c.transport === 'http') {
           if (c.before) expect((await putHttp(c.before)).statusCode).toBe(202);
-          const before = await storedState(f);
+          const sealed = { sealedSeqs: c.expected.kind === ErrorKind.keyReused };
+          const before = await storedState(f, sealed);
           const result = await putHttp(c.changes);
           const { error } = bodyOf<{ error: { kind: string; message: string } }>(result);
           expect({ status: result.statusCode, kind: error.kind }, c.label).toEqual({
@@ -414,11 +415,12 @@ describe('the put path', () => {
             kind: c.expected.kind,
           });
           expect(error.message, c.label).toMatch(c.expected.names);
-          expect(await storedState(f), c.label).toBe(before);
+          expect(await storedState(f, sealed), c.label).toBe(before);
         } else {
           if (c.before)
             expect((await putSqs(c.before, c.attributes)).batchItemFailures).toEqual([]);
-          const before = await storedState(f);
+          const sealed = { sealedSeqs: c.expected.kind === ErrorKind.keyReused };
+          const before = await storedState(f, sealed);
           const dead = queues.deadLettered.length;
           const response = await putSqs(c.body, c.attributes);
           // Refused for good: dead-lettered with the reason, reported done, never retried.
@@ -427,7 +429,7 @@ describe('the put path', () => {
           const { reason } = queues.deadLettered.at(-1)!;
           expect(reason.kind, c.label).toBe(c.expected.kind);
           expect(reason.message, c.label).toMatch(c.expected.names);
-          expect(await storedState(f), c.label).toBe(before);
+          expect(await storedState(f, sealed), c.label).toBe(before);
         }
       }),
       { seed: 8_2026, numRuns: 150 },

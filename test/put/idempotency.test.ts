@@ -1,4 +1,4 @@
-import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { ErrorKind, GapSealedError } from '../../lib/errors.js';
 import { flushShard } from '../../lib/flush/flush-shard.js';
@@ -6,6 +6,7 @@ import { handlePut } from '../../lib/http/put-route.js';
 import { readBatchHead } from '../../lib/memtable/batches.js';
 import { readIdempotencyRecord } from '../../lib/memtable/idempotency.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
+import { PutFaultPoint } from '../../lib/put/fault-points.js';
 import { putRows } from '../../lib/put/put-rows.js';
 import { parsePutValue } from '../../lib/put/schema.js';
 import { bodyOf, EventFile, httpEvent } from '../support/events.js';
@@ -13,7 +14,6 @@ import { gatedTable } from '../support/gated-table.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
 import { rowValue } from '../support/rows.js';
 import {
-  isAckRecord,
   isBatchHeadRead,
   isBatchWrite,
   isVoidSeal,
@@ -55,19 +55,34 @@ describe('Idempotency-Key', () => {
       const first = await handlePut(event, f.put);
       expect(first.statusCode).toBe(202);
       expect(bodyOf(first)).toEqual({ shard: SHARD, seq: 1, rows: 2, durable: false });
-      const before = await readShardRecord(f.table, SHARD);
 
       for (let i = 0; i < 3; i++) {
         const repeat = await handlePut(httpEvent(EventFile.apiPut, { shard: SHARD }), f.put);
         expect(repeat.statusCode).toBe(first.statusCode);
         expect(repeat.body).toBe(first.body);
       }
-      const after = await readShardRecord(f.table, SHARD);
-      expect(after?.nextSeq).toBe(before?.nextSeq);
-      expect(after?.bufferedBytes).toBe(before?.bufferedBytes);
-
+      // Each repeat sealed the seq it allocated before it found the key: voids, no rows.
+      for (const seq of [2, 3, 4]) {
+        expect(await readBatchHead(f.table, SHARD, seq)).toMatchObject({ kind: 'void' });
+      }
       const flushed = await flushShard(f.flushDeps('ticker'), SHARD);
-      expect(flushed).toMatchObject({ status: 'flushed', firstSeq: 1, lastSeq: 1, rows: 2 });
+      expect(flushed).toMatchObject({ status: 'flushed', firstSeq: 1, lastSeq: 4, rows: 2 });
+      expect((await readShardRecord(f.table, SHARD))?.bufferedBytes).toBe(0);
+    });
+
+    it('answers a repeat with the original ack even when the shard takes no new put', async () => {
+      const f = await fixture(dynalite(), { maxBufferedBytes: 100, flushTriggerBytes: 100 });
+      const first = await handlePut(httpEvent(EventFile.apiPut, { shard: SHARD }), f.put);
+      expect(first.statusCode).toBe(202);
+      const other = httpEvent(EventFile.apiPut, {
+        shard: SHARD,
+        headers: { 'idempotency-key': 'filler' },
+      });
+      expect((await handlePut(other, f.put)).statusCode).toBe(429);
+
+      const repeat = await handlePut(httpEvent(EventFile.apiPut, { shard: SHARD }), f.put);
+      expect(repeat.statusCode).toBe(202);
+      expect(repeat.body).toBe(first.body);
     });
 
     it('scopes keys per shard', async () => {
@@ -114,7 +129,12 @@ describe('Idempotency-Key', () => {
       const reused = await handlePut(other, f.put);
       expect(reused.statusCode).toBe(422);
       expect(bodyOf(reused)).toMatchObject({ error: { kind: ErrorKind.keyReused } });
-      expect((await readShardRecord(f.table, SHARD))?.nextSeq).toBe(before?.nextSeq);
+      // The seq it allocated before it met the key is sealed void: nothing of it is buffered.
+      expect(await readBatchHead(f.table, SHARD, before?.nextSeq ?? 0)).toMatchObject({
+        kind: 'void',
+      });
+      const sent = JSON.parse(String(httpEvent(EventFile.apiPut).body)) as { rows: unknown[] };
+      expect(await walRows(f)).toEqual(sent.rows);
     });
 
     it('frees the key of a refused put, so the retry after a flush is buffered', async () => {
@@ -135,7 +155,7 @@ describe('Idempotency-Key', () => {
   });
 
   describe('when the batch landed but the put could not tell', () => {
-    it('keeps the key, and the retry after the reservation lease answers the original ack', async () => {
+    it('keeps the key, and a retry finds the batch at the recorded seq and answers its ack', async () => {
       const f = await fixture(dynalite());
       const scripted = scriptedTable(f.table);
       // The head lands, its response is lost; every way to confirm it fails too.
@@ -152,8 +172,7 @@ describe('Idempotency-Key', () => {
         seq: 1,
       });
 
-      await expect(put(f)).rejects.toMatchObject({ kind: ErrorKind.inProgress });
-      f.clock.advance(f.config.reservationLeaseMs + 1);
+      // The batch carries the ack (K6): the retry needs no lease to run out.
       const retry = await put(f);
       expect(retry).toMatchObject({ repeated: true, ack: { seq: 1, rows: 2 } });
       expect(await walRows(f)).toEqual([{ id: 'a' }, { id: 'b' }]);
@@ -161,10 +180,18 @@ describe('Idempotency-Key', () => {
 
     it('answers the original ack after the flusher covered the batch and its item expired', async () => {
       const f = await fixture(dynalite());
-      const scripted = scriptedTable(f.table);
-      // The put dies right after its batch landed: its ack is never recorded.
-      scripted.add({ match: isAckRecord, effect: 'hang' });
-      void put(f, scripted.table);
+      // The put dies right after its batch landed: it never answers.
+      const dies = (point: string) =>
+        point === PutFaultPoint.afterWrite ? new Promise<void>(() => undefined) : undefined;
+      void putRows(
+        { ...f.put, faults: dies },
+        {
+          shard: SHARD,
+          body: parsePutValue({ rows: [{ id: 'a' }, { id: 'b' }] }, 10_000),
+          durability: 'buffered',
+          idempotencyKey: KEY,
+        },
+      );
       await waitFor(async () => (await readBatchHead(f.table, SHARD, 1)) !== undefined);
 
       await drain(f.flushDeps('ticker'), SHARD);
@@ -173,6 +200,27 @@ describe('Idempotency-Key', () => {
       f.clock.advance(f.config.reservationLeaseMs + 1);
       const retry = await put(f);
       expect(retry).toMatchObject({ repeated: true, ack: { seq: 1, rows: 2 } });
+      expect(await walRows(f)).toEqual([{ id: 'a' }, { id: 'b' }]);
+    });
+  });
+
+  describe('when the put that holds the key sealed its own seq but could not release the key', () => {
+    it('never answers a repeat with the void seq: 409 while the lease lives, then the rows land once', async () => {
+      const f = await fixture(dynalite());
+      const scripted = scriptedTable(f.table);
+      scripted.add({ match: isBatchWrite, effect: 'fail', times: 5 });
+      scripted.add({ match: (c) => c instanceof DeleteItemCommand, effect: 'fail', times: 5 });
+      await expect(put(f, scripted.table)).rejects.toBeDefined();
+      expect(await readBatchHead(f.table, SHARD, 1)).toMatchObject({ kind: 'void' });
+      expect(await readIdempotencyRecord(f.table, SHARD, KEY, f.clock.now())).toMatchObject({
+        state: 'pending',
+        seq: 1,
+      });
+
+      await expect(put(f)).rejects.toMatchObject({ kind: ErrorKind.inProgress });
+      f.clock.advance(f.config.reservationLeaseMs + 1);
+      const retry = await put(f);
+      expect(retry).toMatchObject({ repeated: false, ack: { seq: 3 } });
       expect(await walRows(f)).toEqual([{ id: 'a' }, { id: 'b' }]);
     });
   });
@@ -194,12 +242,12 @@ describe('Idempotency-Key', () => {
       gated.open();
       await expect(slow).rejects.toMatchObject({ kind: ErrorKind.unavailable });
       const record = await readIdempotencyRecord(f.table, SHARD, KEY, f.clock.now());
-      expect(record).toMatchObject({ state: 'done', ack: { seq: 2 } });
+      expect(record).toMatchObject({ state: 'pending', seq: 2 });
       expect(await put(f)).toMatchObject({ repeated: true, ack: { seq: 2 } });
       expect(await walRows(f)).toEqual([{ id: 'a' }, { id: 'b' }]);
     });
 
-    it('never lets a put slower than its lease overwrite the ack of the retry that took over', async () => {
+    it('never lets a put slower than its lease move the key of the retry that took over', async () => {
       const f = await fixture(dynalite(), { putDeadlineMs: 60_000, clockSkewMs: 0 });
       const gated = gatedTable(f.table);
       const held = gated.close(
@@ -215,7 +263,8 @@ describe('Idempotency-Key', () => {
       // Its seq was sealed by the retry's takeover: the late write fails, and says so.
       await expect(slow).rejects.toBeInstanceOf(GapSealedError);
       const record = await readIdempotencyRecord(f.table, SHARD, KEY, f.clock.now());
-      expect(record).toMatchObject({ state: 'done', ack: { seq: 2 } });
+      expect(record).toMatchObject({ state: 'pending', seq: 2, owner: expect.any(String) });
+      expect(await put(f)).toMatchObject({ repeated: true, ack: { seq: 2 } });
     });
   });
 });

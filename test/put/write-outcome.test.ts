@@ -33,8 +33,8 @@ describe('putRows', () => {
       gated.open();
       expect(await put).toMatchObject({ repeated: false, ack: { seq: 1 } });
       expect(await readIdempotencyRecord(f.table, SHARD, 'k', f.clock.now())).toMatchObject({
-        state: 'done',
-        ack: { seq: 1 },
+        state: 'pending',
+        seq: 1,
       });
       const rows = (await readWalChain(f.memory, SHARD)).flatMap((o) =>
         o.rows.map((r) => rowValue(r)),

@@ -56,7 +56,7 @@ async function walRowsBySeq(store: ObjectStore): Promise<Map<number, BatchRow[]>
     for (const seq of header.voidSeqs) bySeq.set(seq, []);
     for (const row of rows) {
       const list = bySeq.get(row.seq) ?? [];
-      const { seq: _s, offset: _o, ...rest } = row;
+      const { seq: _s, offset: _o, ingestedAtMs: _i, ...rest } = row;
       list.push(rest);
       bySeq.set(row.seq, list);
     }

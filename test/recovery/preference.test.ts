@@ -150,7 +150,7 @@ describe('recovery preference rules', () => {
     await overwrite(
       f,
       walKey('s1', 3),
-      withVersion((await f.memory.get(walKey('s1', 3)))!, 3, gunzipSync),
+      withVersion((await f.memory.get(walKey('s1', 3)))!, 4, gunzipSync),
     );
     const before = await readShardRecord(f.table, 's1');
 
@@ -162,7 +162,7 @@ describe('recovery preference rules', () => {
       key: walKey('s1', 3),
       error: { name: 'UnknownFormatVersionError' },
     });
-    expect(report.stoppedAt?.detail).toContain('unknown WAL format version 3');
+    expect(report.stoppedAt?.detail).toContain('unknown WAL format version 4');
     expect(report.replayed).toMatchObject({ fromPosition: 2, toPosition: 3, objects: 1 });
     expect(report.skippedObjects).toBe(1);
     expect(report.cursors.after).toBeNull();

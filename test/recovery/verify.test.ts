@@ -170,7 +170,7 @@ describe(verifyShard, () => {
       await overwrite(
         f,
         walKey('s1', 2),
-        withVersion((await f.memory.get(walKey('s1', 2)))!, 3, gunzipSync),
+        withVersion((await f.memory.get(walKey('s1', 2)))!, 4, gunzipSync),
       );
       const unknown = await verifyShard(recoveryDepsOf(f), 's1');
       expect(unknown.findings).toEqual([

@@ -86,17 +86,16 @@ export const MUTANTS: Mutant[] = [
     tests: ['test/flush/gaps.test.ts'],
   },
   {
-    name: 'ack-before-batch',
-    breaks: 'K2/K4: the ack is recorded only after the batch landed',
+    name: 'repeat-answers-a-void',
+    breaks: "K6: only the owner's batch at the recorded seq is the ack a repeat gets",
     edits: [
       {
-        file: 'lib/put/put-rows.ts',
-        find: '  await writeOrSettle(deps, request, batch, { ...allocation, allocatedAtMs }, deadlineAtMs, owner);',
-        replace:
-          '  if (key !== undefined) await completeWithRetry(deps, key, owner, { shard: request.shard, seq, rows: batch.rowCount, durable: false });\n  await writeOrSettle(deps, request, batch, { ...allocation, allocatedAtMs }, deadlineAtMs, owner);',
+        file: 'lib/put/claim-key.ts',
+        find: "  if (head?.kind !== 'rows' || head.putId !== record.owner) return undefined;",
+        replace: '  if (head === undefined) return undefined;',
       },
     ],
-    tests: ['test/put/deadline.test.ts'],
+    tests: ['test/put/takeover-race.test.ts', 'test/put/idempotency.test.ts'],
   },
   {
     name: 'weak-pending-clear',
@@ -307,15 +306,15 @@ export const MUTANTS: Mutant[] = [
     tests: ['test/put/idempotency.test.ts'],
   },
   {
-    name: 'ack-without-owner',
-    breaks: 'K2: only the owner completes its reservation',
+    name: 'release-without-owner',
+    breaks: 'K2: only the owner releases its reservation',
     edits: [
       {
         file: 'lib/memtable/idempotency.ts',
-        find: "  let condition = '#state = :pendingState AND #owner = :owner';",
+        find: "      ConditionExpression: '#state = :pendingState AND #owner = :owner',",
         // Still names every attribute and value, so DynamoDB takes it: only the ownership check is gone.
         replace:
-          "  let condition = 'attribute_exists(pk) OR (#state = :pendingState AND #owner = :owner)';",
+          "      ConditionExpression: 'attribute_exists(pk) OR (#state = :pendingState AND #owner = :owner)',",
       },
     ],
     tests: ['test/put/idempotency.test.ts', 'test/memtable/idempotency.test.ts'],

@@ -109,7 +109,8 @@ describe('handlePutMessages', () => {
       await handle(f, event, queues);
       const resent = withRecord(event.Records[0]!, { messageId: 'resent-after-5-minutes' });
       expect((await handle(f, { Records: [resent] }, queues)).batchItemFailures).toEqual([]);
-      expect(await readShardRecord(f.table, 'orders')).toMatchObject({ nextSeq: 4 });
+      // The resend's own seq is sealed void: nothing more is buffered.
+      expect(await readShardRecord(f.table, 'orders')).toMatchObject({ nextSeq: 5 });
       // Another payload under the same deduplication id is refused for good, not dropped.
       const other = withRecord(event.Records[0]!, {
         messageId: 'reused-dedup-id',
@@ -131,7 +132,8 @@ describe('handlePutMessages', () => {
         attributes: { MessageDeduplicationId: 'clicks-other' },
       });
       await handle(f, { Records: [again] }, queues);
-      expect(await readShardRecord(f.table, 'clicks')).toMatchObject({ nextSeq: 2 });
+      // The repeat's own seq is sealed void: nothing more is buffered.
+      expect(await readShardRecord(f.table, 'clicks')).toMatchObject({ nextSeq: 3 });
     });
   });
 

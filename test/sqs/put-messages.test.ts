@@ -39,12 +39,16 @@ describe('handlePutMessages', () => {
   it('buffers nothing when the same messages are delivered again', async () => {
     const f = await fixture(dynalite());
     await handlePutMessages(sqsEvent(EventFile.sqsBatch), lambdaContext(), f.put);
+    await flushShard(f.flushDeps('ticker'), SHARD);
     const before = await readShardRecord(f.table, SHARD);
     const again = await handlePutMessages(sqsEvent(EventFile.sqsBatch), lambdaContext(), f.put);
     expect(again.batchItemFailures).toHaveLength(1);
+    // Each repeat sealed the seq it allocated void: no row more reaches the WAL.
+    await flushShard(f.flushDeps('ticker'), SHARD);
     const after = await readShardRecord(f.table, SHARD);
-    expect(after?.nextSeq).toBe(before?.nextSeq);
-    expect(after?.bufferedBytes).toBe(before?.bufferedBytes);
+    expect(after?.durableSeq).toBe(after!.nextSeq - 1);
+    expect(after?.nextRowOffset).toBe(before?.nextRowOffset);
+    expect(after?.bufferedBytes).toBe(0);
   });
 
   it('dedups by the IdempotencyKey attribute across different message ids', async () => {
@@ -55,13 +59,14 @@ describe('handlePutMessages', () => {
     const copy = redelivered(withKey!, '0b6c1d2e-producer-retry');
     const response = await handlePutMessages({ Records: [copy] }, lambdaContext(), f.put);
     expect(response.batchItemFailures).toEqual([]);
-    expect(await readShardRecord(f.table, SHARD)).toMatchObject({ nextSeq: 2 });
+    // The repeat's own seq is sealed void: nothing more is buffered.
+    expect(await readShardRecord(f.table, SHARD)).toMatchObject({ nextSeq: 3 });
 
     // Without the attribute, a new message id is a new put.
     const plain = redelivered(withKey!, '5f0e-new-message');
     plain.messageAttributes = {};
     await handlePutMessages({ Records: [plain] }, lambdaContext(), f.put);
-    expect(await readShardRecord(f.table, SHARD)).toMatchObject({ nextSeq: 3 });
+    expect(await readShardRecord(f.table, SHARD)).toMatchObject({ nextSeq: 4 });
   });
 
   it('fails only the backpressured message, and its redelivery succeeds after a flush', async () => {

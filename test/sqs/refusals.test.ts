@@ -9,6 +9,7 @@ import type { SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ErrorKind } from '../../lib/errors.js';
 import { poisonShard } from '../../lib/fence/commit.js';
+import { readBatchHead } from '../../lib/memtable/batches.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import { logger } from '../../lib/observability/telemetry.js';
 import { handlePutMessages } from '../../lib/sqs/put-messages.js';
@@ -94,7 +95,11 @@ describe('handlePutMessages', () => {
       const response = await handle(f, { Records: [record] }, queues);
       expect(response.batchItemFailures).toEqual([]);
       expect(queues.deadLettered.map((d) => d.reason.kind)).toEqual([kind]);
-      expect((await readShardRecord(f.table, 'clicks'))?.nextSeq).toBe(before?.nextSeq);
+      // Nothing is buffered: a seq allocated before the key was met is sealed void.
+      const after = await readShardRecord(f.table, 'clicks');
+      for (let seq = before?.nextSeq ?? 1; seq < (after?.nextSeq ?? 1); seq++) {
+        expect(await readBatchHead(f.table, 'clicks', seq)).toMatchObject({ kind: 'void' });
+      }
     });
 
     it('fails and retries the message instead when the dead-letter queue cannot take it', async () => {
@@ -193,7 +198,8 @@ describe('handlePutMessages', () => {
       // SNS redelivers the same envelope in a new SQS message: the key makes it a repeat.
       const again = withRecord(event.Records[0]!, { messageId: 'sns-redelivery' });
       expect((await handle(f, { Records: [again] }, queues)).batchItemFailures).toEqual([]);
-      expect(await readShardRecord(f.table, 'orders')).toMatchObject({ nextSeq: 2 });
+      // The repeat's own seq is sealed void: nothing more is buffered.
+      expect(await readShardRecord(f.table, 'orders')).toMatchObject({ nextSeq: 3 });
     });
 
     it('dead-letters an envelope whose Message is not a put, naming the SNS Message field', async () => {

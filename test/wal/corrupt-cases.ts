@@ -44,16 +44,22 @@ const bytes = BASE_BYTES;
 
 export const CORRUPT_CASES: CorruptCase[] = [
   {
-    when: 'the version is 3',
-    bytes: withLine(1, (l) => l.replace('"v":2', '"v":3')),
+    when: 'the version is 4',
+    bytes: withLine(1, (l) => l.replace('"v":2', '"v":4')),
     error: UnknownFormatVersionError,
-    message: /unknown WAL format version 3; this reader supports 1, 2/,
+    message: /unknown WAL format version 4; this reader supports 1, 2, 3/,
   },
   {
-    when: 'a v3 header has none of the v2 fields and unknown tags follow',
-    bytes: reframe(['{"t":"h","magic":"shardwal-wal","v":3,"layout":"columnar"}', '{"t":"c"}']),
+    when: 'a v4 header has none of the v3 fields and unknown tags follow',
+    bytes: reframe(['{"t":"h","magic":"shardwal-wal","v":4,"layout":"columnar"}', '{"t":"c"}']),
     error: UnknownFormatVersionError,
-    message: /unknown WAL format version 3/,
+    message: /unknown WAL format version 4/,
+  },
+  {
+    when: 'a v2 object holds a batch frame (a v3 tag)',
+    bytes: withLine(3, () => '{"t":"b","s":12,"o":101,"n":1,"at":5}'),
+    error: UnknownRecordTagError,
+    message: /line 3: unknown record tag "b"; expected one of h, r, e/,
   },
   {
     when: 'the header has no version',
@@ -65,7 +71,7 @@ export const CORRUPT_CASES: CorruptCase[] = [
     when: 'a record has the unknown tag "x"',
     bytes: withLine(3, (l) => l.replace('"t":"r"', '"t":"x"')),
     error: UnknownRecordTagError,
-    message: /line 3: unknown record tag "x"; expected one of h, r, e/,
+    message: /line 3: unknown record tag "x"; expected one of h, r, b, e/,
   },
   {
     when: 'a byte of a row was flipped',

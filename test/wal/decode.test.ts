@@ -23,9 +23,9 @@ describe(decodeWal, () => {
   });
 
   it('carries the version on UnknownFormatVersionError when the version is unknown', async () => {
-    const v3 = CORRUPT_CASES.find((c) => c.when === 'the version is 3')!;
+    const v3 = CORRUPT_CASES.find((c) => c.when === 'the version is 4')!;
     const thrown = (await caught(() => decodeWal(KEY, v3.bytes))) as UnknownFormatVersionError;
-    expect(thrown.version).toBe(3);
+    expect(thrown.version).toBe(4);
     expect(thrown.kind).toBe('corrupt_data');
   });
 

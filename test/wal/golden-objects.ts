@@ -72,3 +72,30 @@ export const GOLDEN_V2: WalObject = {
     { seq: 1007, offset: 5009, key: '1e+400', text: '{"id":1E400}' },
   ],
 };
+
+/** When the golden v3 object's batches were buffered, by seq (ms since the Unix epoch). */
+export const GOLDEN_V3_INGESTED_AT: Record<number, number> = {
+  1008: 1_712_345_677_001,
+  1009: 1_712_345_677_502,
+  1011: 1_712_345_678_250,
+};
+
+/**
+ * The object behind fixtures/golden-v3.wal.gz and golden-v3.jsonl: the v2
+ * golden rows again, each batch a gzip member as the put path compressed it,
+ * behind a batch frame that gives its rows seq, offset and buffering time.
+ */
+export const GOLDEN_V3: WalObject = {
+  header: {
+    ...GOLDEN_V2.header,
+    position: 44,
+    firstSeq: 1008,
+    lastSeq: 1011,
+    firstRowOffset: 5010,
+    voidSeqs: [1010],
+  },
+  rows: GOLDEN_V2.rows.map((row, i) => {
+    const seq = row.seq + 4;
+    return { ...row, seq, offset: 5010 + i, ingestedAtMs: GOLDEN_V3_INGESTED_AT[seq]! };
+  }),
+};

@@ -12,7 +12,7 @@ import type { WalRow } from '../../wal/format.js';
  * (`key` and `delete`). `text` and `key` are JSON text exactly as put
  * (`lib/rows`): print them verbatim, never re-serialize.
  */
-export type TailRow = WalRow;
+export type TailRow = Omit<WalRow, 'ingestedAtMs'>;
 
 /** Where a tail starts: a seq, or `'end'` for only what commits after it started. */
 export type TailFrom = number | 'end';

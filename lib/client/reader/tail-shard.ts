@@ -33,7 +33,7 @@ import { type Manifest, manifestKey } from '../../manifest/format.js';
 import { assertShardName, positionOfKey, walKey, walPrefix } from '../../paths.js';
 import type { ObjectStore } from '../../store/object-store.js';
 import { decodeWal } from '../../wal/decode.js';
-import type { WalHeader } from '../../wal/format.js';
+import type { WalHeader, WalRow } from '../../wal/format.js';
 import { newestManifest } from './newest-export.js';
 import { firstSegmentSeq, verifiedSegmentRows } from './segment-rows.js';
 import {
@@ -168,7 +168,9 @@ class ShardTail {
       const key = walKey(this.shard, this.#position);
       const bytes = await this.store.get(key);
       if (bytes !== undefined) {
-        const { header, rows } = decodeWal(key, bytes);
+        const { header, rows: walRows } = decodeWal(key, bytes);
+        // Segments keep no buffering time, so a tail yields none from the WAL either.
+        const rows = walRows[0]?.ingestedAtMs === undefined ? walRows : walRows.map(tailRow);
         this.#checkFollows(key, header);
         const batch = this.#accept(rows, (row) => row.seq >= this.#fromSeq);
         this.#cursor = {
@@ -302,4 +304,9 @@ class ShardTail {
     }
     return batch;
   }
+}
+
+/** A WAL v3 row without its buffering time (`TailRow`). */
+function tailRow({ ingestedAtMs: _, ...row }: WalRow): TailRow {
+  return row;
 }

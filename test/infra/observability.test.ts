@@ -4,7 +4,6 @@ import {
   minTicksPerInvocation,
   oldestPendingThresholdMs,
 } from '../../infra/constructs/alarm-thresholds.js';
-import type { HandlerName } from '../../infra/constructs/functions.js';
 import { logicalIdOf } from '../../infra/constructs/nag.js';
 import { DEFAULT_HANDLERS, functionId, type Synthesized, synth } from './support.js';
 

@@ -34,6 +34,7 @@ import {
 } from './capacity-settings.js';
 import { ContextError, type ContextReader, isSet, onOff, wholeNumber } from './context-values.js';
 import { type DeployLogLevel, LOG_LEVEL_CONTEXT, logLevelFrom } from './log-settings.js';
+import { TABLE_CONTEXT, type TableDeploySettings, tableSettingsFrom } from './table-settings.js';
 
 export { ContextError, type ContextReader, PropError } from './context-values.js';
 
@@ -115,14 +116,21 @@ export type ApiAuthorizer =
 export type SettingsKey =
   | SettingName
   | (typeof DEPLOY_CONTEXT)[keyof typeof DEPLOY_CONTEXT]
-  | CapacityKey;
+  | CapacityKey
+  | (typeof TABLE_CONTEXT)[keyof typeof TABLE_CONTEXT];
 
 /**
  * Settings as a construct user writes them: the context keys of `cdk.json`,
  * with the values `-c key=value` or `cdk.json` would give.
  */
 export type ShardwalSettings = {
-  readonly [K in SettingsKey]?: string | number | boolean | readonly string[];
+  readonly [K in SettingsKey]?:
+    | string
+    | number
+    | boolean
+    | readonly string[]
+    // `tableSchemas` may be given as the object its JSON text spells.
+    | Readonly<Record<string, unknown>>;
 };
 
 /** Everything the stack needs, validated. */
@@ -156,6 +164,8 @@ export interface DeploySettings {
   authorizer: ApiAuthorizer;
   apiRateLimit: number;
   apiBurstLimit: number;
+  /** The Iceberg tables (`table-settings.ts`); undefined with `tables` unset: no committer. */
+  tables: TableDeploySettings | undefined;
 }
 
 function stageFrom(get: ContextReader): string | undefined {
@@ -245,6 +255,7 @@ function rejectUnknownKeys(get: ContextReader, keys: readonly string[]): void {
     ...Object.keys(SETTINGS),
     ...Object.values(DEPLOY_CONTEXT),
     ...CAPACITY_KEYS,
+    ...Object.values(TABLE_CONTEXT),
   ]);
   for (const key of keys) {
     if (key === RETIRED_INGEST_KEY) {
@@ -333,6 +344,9 @@ export function settingsFromContext(
     if (isSet(raw[name])) environment[SETTINGS[name].env] = String(service[name]);
   }
   if (isSet(raw.durablePuts)) environment[DURABLE_PUTS_ENV] = service.durablePuts ? 'on' : 'off';
+  const tables = tableSettingsFrom(get);
+  // Every function gets them: export reads the tables as its retention floor.
+  Object.assign(environment, tables?.environment);
 
   return {
     stage: stageFrom(get),
@@ -368,6 +382,7 @@ export function settingsFromContext(
     authorizer: authorizerFrom(get),
     apiRateLimit: wholeNumber(get, DEPLOY_CONTEXT.apiRateLimit, DEPLOY_DEFAULTS.apiRateLimit, 1),
     apiBurstLimit: wholeNumber(get, DEPLOY_CONTEXT.apiBurstLimit, DEPLOY_DEFAULTS.apiBurstLimit, 1),
+    tables,
   };
 }
 

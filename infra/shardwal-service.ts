@@ -137,6 +137,7 @@ export class ShardwalService extends Construct {
       settings,
       stage: this.stage,
       sizes,
+      optional: { tableCommit: settings.tables !== undefined },
       tableName: this.storage.table.tableName,
       bucketName: this.storage.bucket.bucketName,
       flushQueueUrl: this.queues.flush.queueUrl,
@@ -204,6 +205,11 @@ export class ShardwalService extends Construct {
       exportEveryMinutes: settings.exportEveryMinutes,
       verifyEveryMinutes: settings.verifyEveryMinutes,
       failures: this.queues.failures,
+      ...(fns.tableCommit && settings.tables
+        ? {
+            tables: { fn: fns.tableCommit, commitEveryMinutes: settings.tables.commitEveryMinutes },
+          }
+        : {}),
     });
     this.alarms = new Alarms(this, 'Alarms', {
       stage: this.stage,
@@ -234,7 +240,10 @@ export class ShardwalService extends Construct {
       authorizer: settings.authorizer,
       trustedAccounts: settings.producerAccounts,
     });
-    this.readers = new ReaderPolicy(this, 'ReaderPolicy', { bucket: this.storage.bucket });
+    this.readers = new ReaderPolicy(this, 'ReaderPolicy', {
+      bucket: this.storage.bucket,
+      tables: settings.tables !== undefined,
+    });
     acknowledgeServerlessFindings(this.functions);
   }
 
@@ -271,6 +280,7 @@ export class ShardwalService extends Construct {
       FailuresQueueUrl: this.queues.failures.queueUrl,
       RecoverFunctionName: fns.recover.functionName,
       ExportFunctionName: fns.export.functionName,
+      ...(fns.tableCommit ? { TableCommitFunctionName: fns.tableCommit.functionName } : {}),
       ProducerPolicyArn: this.producers.policy.managedPolicyArn,
       ReaderPolicyArn: this.readers.policy.managedPolicyArn,
       ...(this.producers.role ? { ProducerRoleArn: this.producers.role.roleArn } : {}),

@@ -22,6 +22,11 @@ export const RESERVED_CONCURRENCY = {
   export: 2,
   // The scheduled verify plus one on-demand rebuild or verify.
   recover: 2,
+  // tableCommit: none. A backfill run may outlast its one-minute period, and
+  // a cap would turn the next minutes' invocations into throttles, failure
+  // records and alarms. Overlapping committers are safe (the next metadata
+  // file is created if absent; the loser re-applies its append on the new
+  // base), they only repeat work, and each run ends within its 15 minutes.
 } as const satisfies Partial<Record<HandlerName, number>>;
 
 /** Concurrency cap of the flush queue's event source (SQS needs at least 2). */

@@ -16,14 +16,14 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { Metric } from '../../lib/observability/metric-names.js';
-import type { HandlerName } from './functions.js';
+import type { Deployed } from './functions.js';
 import type { ServiceMetric } from './service-metrics.js';
 
 /** Props of `ServiceDashboard`. */
 export interface ServiceDashboardProps {
   /** Builds the stage's own metrics. */
   metric: ServiceMetric;
-  functions: Record<HandlerName, NodejsFunction>;
+  functions: Deployed<NodejsFunction>;
   deadLetterQueues: Record<string, Queue>;
   alarms: Alarm[];
 }

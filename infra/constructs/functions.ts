@@ -26,10 +26,16 @@ import { BUNDLE_DIR, BUNDLE_FILE, REPO_ROOT } from '../build/paths.js';
 import type { DeploySettings } from '../settings.js';
 import { BUNDLING, RUNTIME } from './bundling.js';
 import { reservedConcurrencyOf } from './concurrency.js';
-import { HANDLERS, type HandlerName } from './handlers.js';
+import {
+  type Deployed,
+  HANDLERS,
+  type HandlerName,
+  OPTIONAL_HANDLERS,
+  type OptionalHandlerName,
+} from './handlers.js';
 import type { FunctionSize } from './sizing.js';
 
-export { HANDLERS, type HandlerName };
+export { type Deployed, HANDLERS, type HandlerName, OPTIONAL_HANDLERS, type OptionalHandlerName };
 
 /** Repository root (holds package-lock.json and `functions/`); the package root when run from `dist/`. */
 export const PROJECT_ROOT = REPO_ROOT;
@@ -77,6 +83,8 @@ export interface FunctionsProps {
   stage: string;
   /** Memory and timeout per function (`functionSizes`). */
   sizes: Record<HandlerName, FunctionSize>;
+  /** Whether each optional handler is deployed (`OPTIONAL_HANDLERS`). */
+  optional: Record<OptionalHandlerName, boolean>;
   tableName: string;
   bucketName: string;
   flushQueueUrl: string;
@@ -88,10 +96,10 @@ export interface FunctionsProps {
   code?: Code;
 }
 
-/** The seven functions, by handler name. */
+/** The functions, by handler name: every handler, the optional ones when on. */
 export class Functions extends Construct {
-  readonly byName: Record<HandlerName, NodejsFunction>;
-  readonly logGroups: Record<HandlerName, LogGroup>;
+  readonly byName: Deployed<NodejsFunction>;
+  readonly logGroups: Deployed<LogGroup>;
 
   constructor(scope: Construct, id: string, props: FunctionsProps) {
     super(scope, id);
@@ -107,7 +115,7 @@ export class Functions extends Construct {
       // kept equal so that the two can never be read as disagreeing.
       POWERTOOLS_LOG_LEVEL: props.settings.logLevel,
     };
-    const logGroups = {} as Record<HandlerName, LogGroup>;
+    const logGroups = {} as Deployed<LogGroup>;
     const make = (name: HandlerName): NodejsFunction => {
       const file = HANDLERS[name];
       const size = props.sizes[name];
@@ -170,9 +178,14 @@ export class Functions extends Construct {
         bundling: BUNDLING,
       });
     };
+    const deployed = (Object.keys(HANDLERS) as HandlerName[]).filter(
+      (name) =>
+        !(OPTIONAL_HANDLERS as readonly HandlerName[]).includes(name) ||
+        props.optional[name as OptionalHandlerName],
+    );
     this.byName = Object.fromEntries(
-      (Object.keys(HANDLERS) as HandlerName[]).map((name) => [name, make(name)]),
-    ) as Record<HandlerName, NodejsFunction>;
+      deployed.map((name) => [name, make(name)]),
+    ) as Deployed<NodejsFunction>;
     this.logGroups = logGroups;
   }
 }

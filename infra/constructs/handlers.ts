@@ -9,6 +9,9 @@
  * dead letters, async failure destination), a reserved concurrency if it
  * needs one (`concurrency.ts`); its alarms and dashboard widgets come from
  * the function list. The package build bundles it (`infra/build/bundles.ts`).
+ * A function that a setting turns on is also listed in `OPTIONAL_HANDLERS`:
+ * without its setting it is not deployed, and neither are its grants or
+ * schedules.
  */
 export const HANDLERS = {
   putHttp: 'put-http',
@@ -18,5 +21,15 @@ export const HANDLERS = {
   flushWorker: 'flush-worker',
   export: 'export',
   recover: 'recover',
+  /** The Iceberg table committer (`docs/tables.md`); only with the `tables` setting. */
+  tableCommit: 'table-commit',
 } as const;
 export type HandlerName = keyof typeof HANDLERS;
+
+/** Handlers deployed only when their setting is on: the table committer with `tables`. */
+export const OPTIONAL_HANDLERS = ['tableCommit'] as const satisfies readonly HandlerName[];
+export type OptionalHandlerName = (typeof OPTIONAL_HANDLERS)[number];
+
+/** Per deployed function: every handler, the optional ones when their setting is on. */
+export type Deployed<T> = Record<Exclude<HandlerName, OptionalHandlerName>, T> &
+  Partial<Record<OptionalHandlerName, T>>;

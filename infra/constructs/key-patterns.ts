@@ -4,6 +4,7 @@
  * are written in these terms, so the key layout is stated once here.
  */
 import { SPILL_PREFIX } from '../../lib/paths.js';
+import { TABLES_PREFIX } from '../../lib/table/paths.js';
 
 /** Key patterns, one per object kind (`*` spans a shard name or a zero-padded position). */
 export const KEY_PATTERNS = {
@@ -18,6 +19,21 @@ export const KEY_PATTERNS = {
   snapshot: 'shards/*/snap/*',
   /** Spilled batch payloads, `spill/<shard>/<seq>-<putId>[.<copyMs>]` (`lib/memtable/spill.ts`). */
   spill: `${SPILL_PREFIX}*`,
+  /**
+   * Every object of the Iceberg tables (`lib/table/paths.ts`): data files,
+   * manifests, manifest lists, `v<N>.metadata.json`, the version hint.
+   */
+  table: `${TABLES_PREFIX}*`,
+  /** A table's metadata folder: its commits and the hint (the retention floor reads them). */
+  tableMetadata: `${TABLES_PREFIX}*/metadata/*`,
+  /** The version hint, the one table key rewritten (delete, then create): a hint only. */
+  tableVersionHint: `${TABLES_PREFIX}*/metadata/version-hint.text`,
+  /** Parquet data files, `tables/<name>/data/<partition>/<ms>-<uuid>-<i>.parquet`. */
+  tableData: `${TABLES_PREFIX}*/data/*`,
+  /** Manifests and manifest lists (Avro). */
+  tableManifest: `${TABLES_PREFIX}*/metadata/*.avro`,
+  /** `v<N>.metadata.json`: the commits of record. */
+  tableCommit: `${TABLES_PREFIX}*/metadata/*.metadata.json`,
 } as const;
 
 /** What export writes: manifests, segments and snapshot parts. */
@@ -40,7 +56,11 @@ export const EXPORT_READ_PATTERNS: readonly string[] = [
  * into a corrupt-data error). The bucket policy denies any principal a
  * `PutObject` to them without `If-None-Match`, so nothing can overwrite them.
  * A new immutable object kind (segments, snapshots, manifests) is one more
- * line here.
+ * line here. Every table key is written once too, except the version hint,
+ * which `lib/table/commit.ts` moves forward by delete-then-create (a hint
+ * only: losing it costs a listing, never a row). A deny cannot subtract a
+ * key from `tables/*`, so the table's kinds are listed: data files,
+ * manifests and manifest lists, metadata files; the hint matches none.
  */
 export const IMMUTABLE_KEY_PATTERNS: readonly string[] = [
   KEY_PATTERNS.wal,
@@ -49,4 +69,7 @@ export const IMMUTABLE_KEY_PATTERNS: readonly string[] = [
   KEY_PATTERNS.segment,
   KEY_PATTERNS.snapshot,
   KEY_PATTERNS.spill,
+  KEY_PATTERNS.tableData,
+  KEY_PATTERNS.tableManifest,
+  KEY_PATTERNS.tableCommit,
 ];

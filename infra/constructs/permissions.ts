@@ -29,13 +29,19 @@
  *   4. The status handler has no write action.
  *   5. No grant outlives its use: `TABLE_ACTIONS_BY_HANDLER` lists what each
  *      handler's code sends; S3 grants name only the key kinds it touches.
+ *   6. The Iceberg table committer (deployed only with the `tables` setting)
+ *      reads WAL objects and owns `tables/*`: it gets, creates (always
+ *      create-if-absent, the version hint included: delete, then create)
+ *      and deletes (expiry, orphans, old metadata) there, and nothing else
+ *      in the bucket. Export then also reads `tables/<name>/metadata/`, its
+ *      retention floor.
  */
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
-import type { HandlerName } from './functions.js';
+import type { Deployed, HandlerName } from './functions.js';
 import { EXPORT_READ_PATTERNS, EXPORT_WRITTEN_PATTERNS, KEY_PATTERNS } from './key-patterns.js';
 import { acknowledgeWildcardResources } from './nag.js';
 import { TABLE_LAYOUT } from './storage.js';
@@ -77,6 +83,9 @@ export const TABLE_ACTIONS_BY_HANDLER = {
   // lib/recovery: the registry backfill (scan, marker put), batches (query), heals and
   // quarantine (put, batch write), fence and reset (update).
   recover: ['getItem', 'query', 'putItem', 'updateItem', 'batchWriteItem', 'scan'],
+  // functions/table-commit: listShards only (lib/table sends nothing to the table): the
+  // registry backfill (marker get and put, scan, register update); Query on the index below.
+  tableCommit: ['getItem', 'updateItem', 'putItem', 'scan'],
 } as const satisfies Record<HandlerName, readonly (keyof typeof DDB_ACTIONS)[]>;
 
 /** PutObject only when the request carries `If-None-Match` (create-if-absent). */
@@ -87,7 +96,7 @@ const UPLOAD_PARTS: Record<string, unknown> = { Bool: { 's3:ObjectCreationOperat
 
 /** Resources the grants refer to. */
 export interface PermissionTargets {
-  functions: Record<HandlerName, NodejsFunction>;
+  functions: Deployed<NodejsFunction>;
   table: ITable;
   bucket: IBucket;
   flushQueue: Queue;
@@ -111,7 +120,7 @@ export function grantLeastPrivilege(t: PermissionTargets): void {
   const pendingIndexArn = `${tableArn}/index/${TABLE_LAYOUT.pendingIndex}`;
   const registryIndexArn = `${tableArn}/index/${TABLE_LAYOUT.registryIndex}`;
   const allow: Allow = (name, actions, resources, conditions) =>
-    t.functions[name].addToRolePolicy(
+    fn(t, name).addToRolePolicy(
       new PolicyStatement({
         actions: [...actions],
         resources,
@@ -126,7 +135,7 @@ export function grantLeastPrivilege(t: PermissionTargets): void {
   // 404 rather than 403, and that check carries no prefix.
   const listBucket = (name: HandlerName) => allow(name, ['s3:ListBucket'], [t.bucket.bucketArn]);
 
-  for (const name of Object.keys(TABLE_ACTIONS_BY_HANDLER) as HandlerName[]) {
+  for (const name of Object.keys(t.functions) as HandlerName[]) {
     allow(
       name,
       TABLE_ACTIONS_BY_HANDLER[name].map((a) => DDB_ACTIONS[a]),
@@ -180,6 +189,42 @@ export function grantLeastPrivilege(t: PermissionTargets): void {
   acknowledgeKeyPatterns(t.functions.recover, t.bucket, EXPORT_READ_PATTERNS);
 
   grantSpill(t, allow, listBucket);
+  if (t.functions.tableCommit) grantTables(t, allow, listBucket, registryIndexArn);
+}
+
+/** The function of `name`; an optional one that is not deployed is a bug of the caller. */
+function fn(t: PermissionTargets, name: HandlerName): NodejsFunction {
+  const found = t.functions[name];
+  if (!found) throw new Error(`grant to ${name}, which is not deployed`);
+  return found;
+}
+
+/**
+ * The Iceberg tables' grants (`docs/tables.md`). The committer lists the
+ * shards through the registry index, reads WAL objects (never spilled
+ * payloads: the WAL inlines them) and owns `tables/*`. Export reads the
+ * tables' metadata folders: a shard's table high-water is its WAL floor.
+ */
+function grantTables(
+  t: PermissionTargets,
+  allow: Allow,
+  listBucket: (name: HandlerName) => void,
+  registryIndexArn: string,
+) {
+  const tables = [t.bucket.arnForObjects(KEY_PATTERNS.table)];
+  allow('tableCommit', [DDB_ACTIONS.query], [registryIndexArn]);
+  allow('tableCommit', ['s3:GetObject'], [t.bucket.arnForObjects(KEY_PATTERNS.wal)]);
+  allow('tableCommit', ['s3:GetObject'], tables);
+  // Data files, manifests, manifest lists and metadata files are created
+  // once (the metadata file is the commit); the hint is deleted, then created.
+  allow('tableCommit', ['s3:PutObject'], tables, CREATE_IF_ABSENT);
+  // Snapshot expiry, orphan removal, old metadata files, the hint's rewrite.
+  allow('tableCommit', ['s3:DeleteObject'], tables);
+  listBucket('tableCommit');
+  acknowledgeKeyPatterns(fn(t, 'tableCommit'), t.bucket, [KEY_PATTERNS.wal, KEY_PATTERNS.table]);
+
+  allow('export', ['s3:GetObject'], [t.bucket.arnForObjects(KEY_PATTERNS.tableMetadata)]);
+  acknowledgeKeyPatterns(t.functions.export, t.bucket, [KEY_PATTERNS.tableMetadata]);
 }
 
 /**
@@ -224,6 +269,6 @@ function acknowledgeKeyPatterns(
   acknowledgeWildcardResources(
     fn.role!,
     patterns.map((pattern) => bucket.arnForObjects(pattern)),
-    'Object keys are shards/<shard>/<kind>/<position...> and spill/<shard>/<seq>-<putId>: shard names, positions, seqs and put ids are data created at run time, so the grant names the key layout, not keys.',
+    'Object keys are shards/<shard>/<kind>/<position...>, spill/<shard>/<seq>-<putId> and tables/<table>/{data,metadata}/<file>: shard and table names, positions, seqs, put ids and file names are data created at run time, so the grant names the key layout, not keys.',
   );
 }

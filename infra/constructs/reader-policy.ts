@@ -5,7 +5,9 @@
  * segments, keyed snapshot parts and the legacy AOF exports `dump --bucket`
  * reads (`KEY_PATTERNS`) — and `s3:ListBucket`
  * on the bucket, nothing else: no write, no delete, no spilled batch
- * payloads (`spill/`, not a documented format), no table, no KMS (the bucket is S3-managed).
+ * payloads (`spill/`, not a documented format), no DynamoDB table, no KMS (the bucket is S3-managed).
+ * With Iceberg tables on (the `tables` setting) it also gets `tables/*`:
+ * what Athena, DuckDB or Spark read of a table under the reader's identity.
  *
  * `s3:ListBucket` is unconditional on purpose: the reader lists manifests and
  * WAL keys, and S3 answers a GET of a missing key with 404 only to a caller
@@ -32,29 +34,35 @@ export const READER_KEY_PATTERNS: readonly string[] = [
   KEY_PATTERNS.snapshot,
 ];
 
+/** What a reader may get besides, with tables on: every table's metadata and data files. */
+export const TABLE_READER_KEY_PATTERNS: readonly string[] = [KEY_PATTERNS.table];
+
 /** Props of `ReaderPolicy`. */
 export interface ReaderPolicyProps {
   /** The data bucket. */
   bucket: IBucket;
+  /** Whether Iceberg tables are on: the readers may then get `tables/*`. */
+  tables?: boolean;
 }
 
 /** The readers' policy. */
 export class ReaderPolicy extends Construct {
   readonly policy: ManagedPolicy;
   readonly #bucket: IBucket;
+  readonly #patterns: readonly string[];
 
   constructor(scope: Construct, id: string, props: ReaderPolicyProps) {
     super(scope, id);
     this.#bucket = props.bucket;
+    this.#patterns = [...READER_KEY_PATTERNS, ...(props.tables ? TABLE_READER_KEY_PATTERNS : [])];
     this.policy = new ManagedPolicy(this, 'Resource', {
-      description:
-        'shardwal readers: get WAL objects, manifests, segments, snapshot parts and legacy exports; list the bucket',
+      description: `shardwal readers: get WAL objects, manifests, segments, snapshot parts and legacy exports${props.tables ? ', Iceberg tables' : ''}; list the bucket`,
       statements: this.#statements(),
     });
     acknowledgeWildcardResources(
       this.policy,
-      READER_KEY_PATTERNS.map((pattern) => props.bucket.arnForObjects(pattern)),
-      'Object ARNs carry * for the shard name and the zero-padded position or range: readers read shards chosen at run time; the object kinds are fixed.',
+      this.#patterns.map((pattern) => props.bucket.arnForObjects(pattern)),
+      'Object ARNs carry * for the shard name and the zero-padded position or range, or for the table and file names under tables/: readers read shards and tables chosen at run time; the object kinds are fixed.',
     );
   }
 
@@ -87,7 +95,7 @@ export class ReaderPolicy extends Construct {
     return [
       new PolicyStatement({
         actions: ['s3:GetObject'],
-        resources: READER_KEY_PATTERNS.map((pattern) => this.#bucket.arnForObjects(pattern)),
+        resources: this.#patterns.map((pattern) => this.#bucket.arnForObjects(pattern)),
       }),
       new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.#bucket.bucketArn] }),
     ];

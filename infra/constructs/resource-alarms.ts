@@ -23,13 +23,13 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { ALARM_LIMITS } from './alarm-thresholds.js';
 import type { AddAlarm } from './alarms.js';
-import type { HandlerName } from './functions.js';
+import type { Deployed } from './functions.js';
 import { INGEST_MAX_RECEIVE_COUNT, MAX_RECEIVE_COUNT, type Queues } from './queues.js';
 import { TABLE_LAYOUT } from './storage.js';
 
 /** What the resource alarms watch. */
 export interface ResourceAlarmTargets {
-  functions: Record<HandlerName, NodejsFunction>;
+  functions: Deployed<NodejsFunction>;
   queues: Queues;
   table: ITable;
   httpApi: HttpApi;

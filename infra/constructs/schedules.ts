@@ -1,6 +1,7 @@
 /**
- * EventBridge Scheduler drives the flush ticker, the export and the scheduled
- * verify. The ticker's rate and the ticks inside one invocation both come
+ * EventBridge Scheduler drives the flush ticker, the export, the scheduled
+ * verify and, with tables on, the Iceberg table commit and its hourly
+ * maintenance. The ticker's rate and the ticks inside one invocation both come
  * from the one flush interval (`planSchedule`): under a minute, one
  * invocation a minute runs ticks until the end of its minute; whole minutes
  * map to the rate directly.
@@ -61,6 +62,15 @@ export function exportInput(stack: Stack): Record<string, unknown> {
   };
 }
 
+/** Input of the table commit's schedule (`functions/table-commit.ts`). */
+export const TABLE_COMMIT_INPUT = {} as const;
+
+/** Input of the hourly table maintenance: commit, then expire snapshots, compact, remove orphans. */
+export const TABLE_MAINTAIN_INPUT = { maintain: true } as const;
+
+/** Period of the table maintenance. */
+export const TABLE_MAINTAIN_EVERY_MINUTES = 60;
+
 /** Input of every ticker invocation: the minute it was scheduled for. */
 export const TICKER_INPUT = {
   [TICKER_SCHEDULED_TIME_FIELD]: ContextAttribute.scheduledTime,
@@ -72,7 +82,7 @@ export const TICKER_INPUT = {
  * already run, and the next minute's invocation is the retry. Export and
  * verify are idempotent runs, so a retry within their period only helps.
  */
-export const SCHEDULE_RETRIES = { ticker: 0, export: 2, verify: 2 } as const;
+export const SCHEDULE_RETRIES = { ticker: 0, export: 2, verify: 2, tables: 2 } as const;
 
 /** Scheduler accepts event ages of 60 s to 24 h; Lambda's async queue 60 s to 6 h. */
 const clampAge = (d: Duration, max: Duration) =>
@@ -88,13 +98,19 @@ export interface SchedulesProps {
   verifyEveryMinutes: number;
   /** Dead-letter queue of the schedules and on-failure destination of the functions. */
   failures: IQueue;
+  /** The table committer and its commit period (whole minutes), with tables on. */
+  tables?: { fn: IFunction; commitEveryMinutes: number };
 }
 
-/** The three schedules. */
+/** The schedules: three, and two more with tables on. */
 export class Schedules extends Construct {
   readonly ticker: Schedule;
   readonly export: Schedule;
   readonly verify: Schedule;
+  /** The table commit, every `tableCommitMs` rounded up to whole minutes; undefined with tables off. */
+  readonly tableCommit: Schedule | undefined;
+  /** The hourly table maintenance; undefined with tables off. */
+  readonly tableMaintain: Schedule | undefined;
 
   constructor(scope: Construct, id: string, props: SchedulesProps) {
     super(scope, id);
@@ -132,6 +148,31 @@ export class Schedules extends Construct {
       onFailure,
       input: ScheduleTargetInput.fromObject(VERIFY_INPUT),
     });
+    // Both runs are idempotent: a commit re-run appends nothing twice, and
+    // maintenance never removes a file a live snapshot references.
+    this.tableCommit = props.tables
+      ? this.periodic('TableCommit', props.tables.fn, props.tables.commitEveryMinutes, {
+          description: `shardwal tables: commit new WAL rows to the Iceberg tables every ${props.tables.commitEveryMinutes} min`,
+          retryAttempts: SCHEDULE_RETRIES.tables,
+          failures: props.failures,
+          onFailure,
+          input: ScheduleTargetInput.fromObject(TABLE_COMMIT_INPUT),
+        })
+      : undefined;
+    this.tableMaintain = props.tables
+      ? this.periodic('TableMaintain', props.tables.fn, TABLE_MAINTAIN_EVERY_MINUTES, {
+          description:
+            'shardwal tables: commit, expire snapshots, compact small files, remove orphans',
+          retryAttempts: SCHEDULE_RETRIES.tables,
+          failures: props.failures,
+          onFailure,
+          input: ScheduleTargetInput.fromObject(TABLE_MAINTAIN_INPUT),
+          // Configured by the commit schedule, with its shorter age: a
+          // maintenance run Lambda could not start within a commit period is
+          // recorded as failed, and the next hour's run does its work.
+          configureAsync: false,
+        })
+      : undefined;
   }
 
   /**
@@ -150,14 +191,18 @@ export class Schedules extends Construct {
       failures: IQueue;
       onFailure: SqsDestination;
       input?: ScheduleTargetInput;
+      /** False for a function's second schedule: a function has one async configuration. */
+      configureAsync?: boolean;
     },
   ): Schedule {
     const period = Duration.minutes(minutes);
-    fn.configureAsyncInvoke({
-      retryAttempts: 0,
-      maxEventAge: clampAge(period, Duration.hours(6)),
-      onFailure: options.onFailure,
-    });
+    if (options.configureAsync !== false) {
+      fn.configureAsyncInvoke({
+        retryAttempts: 0,
+        maxEventAge: clampAge(period, Duration.hours(6)),
+        onFailure: options.onFailure,
+      });
+    }
     return new Schedule(this, id, {
       description: options.description,
       schedule: everyMinutes(minutes),

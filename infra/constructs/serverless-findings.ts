@@ -17,6 +17,7 @@ const INVOCATION = {
   flushTick: 'async',
   export: 'async',
   recover: 'async',
+  tableCommit: 'async',
 } as const satisfies Record<HandlerName, 'sync' | 'sqs' | 'async'>;
 
 const DLQ_REASON = {
@@ -36,7 +37,7 @@ const ESM_DESTINATION_REASON =
 export function acknowledgeServerlessFindings(functions: Functions): void {
   for (const [name, fn] of Object.entries(functions.byName) as [
     HandlerName,
-    Functions['byName'][HandlerName],
+    NonNullable<Functions['byName'][HandlerName]>,
   ][]) {
     const invocation = INVOCATION[name];
     Validations.of(fn).acknowledge(

@@ -59,5 +59,11 @@ export function functionSizes(config: ShardwalConfig) {
     export: { memoryMb: 2_048, timeout: Duration.minutes(15) },
     // Verifies every shard's chain, or replays one shard's export plus WAL tail.
     recover: { memoryMb: 2_048, timeout: Duration.minutes(15) },
+    // Reads up to SHARDWAL_TABLE_MAX_COMMIT_BYTES (256 MB by default) of WAL per
+    // table and holds a data file's rows and its Parquet encoding (files aim at
+    // SHARDWAL_TABLE_TARGET_FILE_BYTES, 128 MB): 2,048 MB, also more than one
+    // vCPU for the encoding. The longest Lambda allows: compaction and a
+    // backfill run long, and the handler starts no table in its last minute.
+    tableCommit: { memoryMb: 2_048, timeout: Duration.minutes(15) },
   } satisfies Record<string, FunctionSize>;
 }

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HANDLERS, type HandlerName } from '../../infra/constructs/functions.js';
+import type { HandlerName } from '../../infra/constructs/functions.js';
 import { logicalIdOf } from '../../infra/constructs/nag.js';
 import { TICKER_SCHEDULED_TIME_FIELD } from '../../infra/constructs/schedules.js';
-import { functionId, type Synthesized, synth } from './support.js';
+import { DEFAULT_HANDLERS, functionId, type Synthesized, synth } from './support.js';
 
 let iam: Synthesized;
 let jwt: Synthesized;
@@ -207,7 +207,7 @@ describe('Schedules', () => {
       const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement);
       expect(statements).toHaveLength(2);
       const invoke = statements.find((st) => st.Action === 'lambda:InvokeFunction');
-      const referenced = (Object.keys(HANDLERS) as HandlerName[]).filter((name) =>
+      const referenced = DEFAULT_HANDLERS.filter((name) =>
         JSON.stringify(invoke.Resource).includes(`"${functionId(iam, name)}"`),
       );
       expect(referenced).toEqual([fn]);

@@ -1,7 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HANDLERS, type HandlerName } from '../../infra/constructs/functions.js';
+import type { HandlerName } from '../../infra/constructs/functions.js';
 import { logicalIdOf } from '../../infra/constructs/nag.js';
-import { actionsOf, type Statement, type Synthesized, statementsOf, synth } from './support.js';
+import {
+  actionsOf,
+  DEFAULT_HANDLERS,
+  functionOf,
+  type Statement,
+  type Synthesized,
+  statementsOf,
+  synth,
+} from './support.js';
 
 let s: Synthesized;
 /** The same stack with spilling off: the put handlers lose their spill grants; readers keep theirs. */
@@ -11,7 +19,7 @@ beforeAll(() => {
   unspilled = synth({ spillBytes: 'off' });
 });
 
-const ALL = Object.keys(HANDLERS) as HandlerName[];
+const ALL = DEFAULT_HANDLERS;
 const s3Statements = (name: HandlerName) =>
   statementsOf(s, name).filter((st) => actionsOf([st]).some((a) => a.startsWith('s3:')));
 const bucketArn = () => ({ 'Fn::GetAtt': [logicalIdOf(s.service.storage.bucket), 'Arn'] });
@@ -70,8 +78,7 @@ const byAction = (statements: Statement[]) =>
 describe('grantLeastPrivilege', () => {
   it('attaches no managed policy to any function role', () => {
     for (const name of ALL) {
-      const role =
-        s.template.toJSON().Resources[logicalIdOf(s.service.functions.byName[name].role!)];
+      const role = s.template.toJSON().Resources[logicalIdOf(functionOf(s, name).role!)];
       expect(role.Properties.ManagedPolicyArns).toBeUndefined();
     }
   });
@@ -110,7 +117,7 @@ describe('grantLeastPrivilege', () => {
   ] as const)('S3 grants, %s', (_mode, stack, spilling) => {
     /** Grants only while puts spill; the flushers' and recovery's reads stay for batches spilled before. */
     const spill = (...grants: string[]) => (spilling ? grants : []);
-    const expected: Record<HandlerName, string[]> = {
+    const expected: Record<(typeof ALL)[number], string[]> = {
       putHttp: spill(
         `s3:GetObject ${SPILL}`,
         's3:ListBucket bucket',
@@ -345,7 +352,7 @@ describe('grantLeastPrivilege', () => {
       );
       expect(logs).toHaveLength(1);
       expect(actionsOf(logs).sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
-      const fn = s.template.toJSON().Resources[logicalIdOf(s.service.functions.byName[name])];
+      const fn = s.template.toJSON().Resources[logicalIdOf(functionOf(s, name))];
       expect(logs[0]!.Resource).toEqual({
         'Fn::GetAtt': [fn.Properties.LoggingConfig.LogGroup.Ref, 'Arn'],
       });

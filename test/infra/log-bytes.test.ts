@@ -14,10 +14,10 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { accessLogFields } from '../../infra/constructs/api.js';
-import { HANDLERS, type HandlerName } from '../../infra/constructs/functions.js';
+import type { HandlerName } from '../../infra/constructs/functions.js';
 import { RESOURCE_ENV } from '../../lib/config.js';
 import { Metric } from '../../lib/observability/metric-names.js';
-import { functionId, type Synthesized, synth } from './support.js';
+import { DEFAULT_HANDLERS, functionId, type Synthesized, synth } from './support.js';
 
 let s: Synthesized;
 beforeAll(() => {
@@ -29,7 +29,7 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-const ALL = Object.keys(HANDLERS) as HandlerName[];
+const ALL = DEFAULT_HANDLERS;
 const propsOf = (x: Synthesized, name: HandlerName) =>
   x.template.toJSON().Resources[functionId(x, name)].Properties;
 

@@ -4,9 +4,8 @@ import {
   minTicksPerInvocation,
   oldestPendingThresholdMs,
 } from '../../infra/constructs/alarm-thresholds.js';
-import { HANDLERS, type HandlerName } from '../../infra/constructs/functions.js';
 import { logicalIdOf } from '../../infra/constructs/nag.js';
-import { functionId, type Synthesized, synth } from './support.js';
+import { DEFAULT_HANDLERS, functionId, type Synthesized, synth } from './support.js';
 
 let s: Synthesized;
 let withEmail: Synthesized;
@@ -203,9 +202,7 @@ describe('Alarms', () => {
         .filter((a) => a.MetricName === 'Errors' && a.Namespace === 'AWS/Lambda')
         .map((a) => (a.Dimensions?.[0]?.Value as { Ref?: string } | undefined)?.Ref)
         .sort();
-      expect(fns).toEqual(
-        (Object.keys(HANDLERS) as HandlerName[]).map((n) => functionId(s, n)).sort(),
-      );
+      expect(fns).toEqual(DEFAULT_HANDLERS.map((n) => functionId(s, n)).sort());
     });
 
     it('alarms on throttles of any of the seven functions, summed', () => {
@@ -216,7 +213,7 @@ describe('Alarms', () => {
         stats.map((m) => (m as { Metric: { Dimensions: { Value: { Ref: string } }[] } }).Metric),
       ).toEqual(
         expect.arrayContaining(
-          (Object.keys(HANDLERS) as HandlerName[]).map((n) =>
+          DEFAULT_HANDLERS.map((n) =>
             expect.objectContaining({
               MetricName: 'Throttles',
               Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId(s, n) } }],

@@ -1,11 +1,11 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HANDLERS, type HandlerName } from '../../infra/constructs/functions.js';
+import type { HandlerName } from '../../infra/constructs/functions.js';
 import { IMMUTABLE_KEY_PATTERNS } from '../../infra/constructs/key-patterns.js';
 import { logicalIdOf } from '../../infra/constructs/nag.js';
 import { SPILL_LIFECYCLE_DAYS } from '../../lib/memtable/spill.js';
 import { holdBackSeconds, INGEST_MAX_RECEIVE_COUNT } from '../../lib/sqs/hold-back.js';
-import { functionId, type Synthesized, synth } from './support.js';
+import { DEFAULT_HANDLERS, functionId, type Synthesized, synth } from './support.js';
 
 let s: Synthesized;
 beforeAll(() => {
@@ -117,7 +117,7 @@ describe('ShardwalService', () => {
       expect(rules.map((r) => r.Id)).toEqual(['housekeeping', 'expire-spilled-payloads']);
     });
 
-    it('denies every principal a PutObject to WAL, export, segment, snapshot or spill keys without If-None-Match, parts exempt', () => {
+    it('denies every principal a PutObject to WAL, export, segment, snapshot, spill or table keys without If-None-Match, parts exempt', () => {
       const policy = Object.values(s.template.findResources('AWS::S3::BucketPolicy')).find(
         (p) => p.Properties.Bucket.Ref === logicalIdOf(s.service.storage.bucket),
       )!;
@@ -138,13 +138,17 @@ describe('ShardwalService', () => {
         Resource: expect.arrayContaining([
           ...['wal', 'aof', 'manifest', 'seg', 'snap'].map((kind) => objects(`shards/*/${kind}/*`)),
           objects('spill/*'),
+          // Every table key but the version hint (tables.test.ts checks each kind the committer writes).
+          ...['data/*', 'metadata/*.avro', 'metadata/*.metadata.json'].map((kind) =>
+            objects(`tables/*/${kind}`),
+          ),
         ]),
         Condition: {
           Null: { 's3:if-none-match': 'true' },
           Bool: { 's3:ObjectCreationOperation': 'true' },
         },
       });
-      expect(deny?.Resource).toHaveLength(6);
+      expect(deny?.Resource).toHaveLength(9);
     });
 
     it('builds the deny from the one list of immutable key patterns', () => {
@@ -310,8 +314,8 @@ describe('ShardwalService', () => {
 
   describe('functions', () => {
     it('runs all seven on Node 24, arm64, with their own log group kept a month', () => {
-      s.template.resourceCountIs('AWS::Lambda::Function', Object.keys(HANDLERS).length);
-      for (const name of Object.keys(HANDLERS) as HandlerName[]) {
+      s.template.resourceCountIs('AWS::Lambda::Function', DEFAULT_HANDLERS.length);
+      for (const name of DEFAULT_HANDLERS) {
         const p = resource(functionId(s, name)).Properties;
         expect(p).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'] });
         const logGroup = resource(p.LoggingConfig.LogGroup.Ref);
@@ -336,7 +340,7 @@ describe('ShardwalService', () => {
 
     it('gives every function the resource names, the interval and the Powertools settings', () => {
       const { ingest, ingestDlq, ingestFifo, ingestFifoDlq } = s.service.queues;
-      for (const name of Object.keys(HANDLERS) as HandlerName[]) {
+      for (const name of DEFAULT_HANDLERS) {
         // put-sqs also gets each ingest queue paired with its DLQ (it dead-letters and holds back).
         const ingestQueues =
           name === 'putSqs'
@@ -366,7 +370,7 @@ describe('ShardwalService', () => {
     it('reserves concurrency for the ticker (2, for the minute overlap), flush workers, export and recover', () => {
       const reserved = (x: Synthesized) =>
         Object.fromEntries(
-          (Object.keys(HANDLERS) as HandlerName[]).map((name) => [
+          DEFAULT_HANDLERS.map((name) => [
             name,
             x.template.toJSON().Resources[functionId(x, name)].Properties
               .ReservedConcurrentExecutions,
@@ -382,7 +386,7 @@ describe('ShardwalService', () => {
         recover: 2,
       });
       expect(Object.values(reserved(synth({ reservedConcurrency: 'off' })))).toEqual(
-        Object.keys(HANDLERS).map(() => undefined),
+        DEFAULT_HANDLERS.map(() => undefined),
       );
     });
 

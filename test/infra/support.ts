@@ -11,8 +11,13 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { Code } from 'aws-cdk-lib/aws-lambda';
 import type { IConstruct } from 'constructs';
 import { shardwalNagPacks } from '../../infra/checks.js';
-import type { HandlerName } from '../../infra/constructs/functions.js';
-import { PROJECT_ROOT } from '../../infra/constructs/functions.js';
+import {
+  HANDLERS,
+  type HandlerName,
+  OPTIONAL_HANDLERS,
+  type OptionalHandlerName,
+  PROJECT_ROOT,
+} from '../../infra/constructs/functions.js';
 import { logicalIdOf } from '../../infra/constructs/nag.js';
 import { createShardwalApp } from '../../infra/shardwal-app.js';
 import type { ShardwalService } from '../../infra/shardwal-service.js';
@@ -24,6 +29,19 @@ export function cdkJsonContext(): Record<string, unknown> {
     context: Record<string, unknown>;
   };
   return cdkJson.context;
+}
+
+/** Handlers deployed without their optional settings (cdk.json's context turns none on). */
+export const DEFAULT_HANDLERS = (Object.keys(HANDLERS) as HandlerName[]).filter(
+  (name): name is Exclude<HandlerName, OptionalHandlerName> =>
+    !(OPTIONAL_HANDLERS as readonly HandlerName[]).includes(name),
+);
+
+/** The function of handler `name`; a test asking for one not deployed fails. */
+export function functionOf(s: Synthesized, name: HandlerName) {
+  const fn = s.service.functions.byName[name];
+  if (!fn) throw new Error(`${name} is not deployed in this stack`);
+  return fn;
 }
 
 /** Inline code for every function: template tests need no bundling. */
@@ -79,7 +97,7 @@ export function statementsOfRole(template: Template, roleLogicalId: string): Sta
 
 /** Statements of the role of handler `name`. */
 export function statementsOf(s: Synthesized, name: HandlerName): Statement[] {
-  const role = s.service.functions.byName[name].role;
+  const role = functionOf(s, name).role;
   if (!role) throw new Error(`${name} has no role`);
   return statementsOfRole(s.template, logicalIdOf(role));
 }
@@ -91,7 +109,7 @@ export function actionsOf(statements: readonly Statement[]): string[] {
 
 /** The logical id of handler `name`'s function. */
 export function functionId(s: Synthesized, name: HandlerName): string {
-  return logicalIdOf(s.service.functions.byName[name]);
+  return logicalIdOf(functionOf(s, name));
 }
 
 /** Every cdk-nag acknowledgement recorded under `root`. */

@@ -110,7 +110,7 @@ async function walRowsBySeq(store: ObjectStore): Promise<Map<number, BatchRow[]>
       if (!seen.has(row.seq) && bySeq.has(row.seq)) throw new Error(`seq ${row.seq} written twice`);
       seen.add(row.seq);
       const list = bySeq.get(row.seq) ?? [];
-      const { seq: _s, offset: _o, ...rest } = row;
+      const { seq: _s, offset: _o, ingestedAtMs: _i, ...rest } = row;
       list.push(rest);
       bySeq.set(row.seq, list);
     }

@@ -1,5 +1,5 @@
 /**
- * `npm run mutants [-- --schedules N] [-- --only name]`: plants each bug of
+ * `npm run mutants [-- --schedules N] [-- --only name,name...]`: plants each bug of
  * `mutants.ts` alone in the working tree, runs the simulation and the
  * mutant's own tests against it, restores the file, and prints who killed
  * what. Too slow for CI; run it before resolving a change to a guarantee.
@@ -99,7 +99,11 @@ function runTests(files: string[]): string {
 
 function main(): void {
   const { schedules, seed, only } = options();
-  const mutants = MUTANTS.filter((m) => !only || m.name === only);
+  const names = only?.split(',');
+  const mutants = MUTANTS.filter((m) => !names || names.includes(m.name));
+  if (names && mutants.length !== names.length) {
+    throw new Error(`--only: no mutant named ${names.filter((n) => !MUTANTS.some((m) => m.name === n)).join(', ')}`);
+  }
   const verdicts: Verdict[] = [];
   let current: Map<string, string> | undefined;
   process.on('SIGINT', () => {

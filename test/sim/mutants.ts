@@ -649,7 +649,7 @@ export const MUTANTS: Mutant[] = [
           "    { lo: batchRange(fromSeq, toSeq).lo, hi: batchRange(fromSeq, toSeq).lo.slice(0, -20) + String(toSeq).padStart(20, '0') },\n    'Query pending batch expiry',",
       },
     ],
-    tests: ['test/recovery/verify.test.ts'],
+    tests: ['test/put/pending-expiry.test.ts', 'test/recovery/verify.test.ts'],
   },
   {
     name: 'renew-to-half-lifetime',
@@ -673,7 +673,7 @@ export const MUTANTS: Mutant[] = [
         replace: '  return Math.floor(batchExpiryMs(settings));',
       },
     ],
-    tests: ['test/put/stall.test.ts'],
+    tests: ['test/put/pending-expiry.test.ts', 'test/put/stall.test.ts'],
   },
   {
     name: 'chunks-expire-with-voids',
@@ -686,7 +686,7 @@ export const MUTANTS: Mutant[] = [
           '          data: { B: chunks[part]! },\n          expiresAt: expiresAt(input.nowMs, lifetimesOf(table).batchMs / 2),',
       },
     ],
-    tests: ['test/put/multi-chunk.test.ts'],
+    tests: ['test/put/pending-expiry.test.ts', 'test/put/multi-chunk.test.ts'],
   },
   {
     name: 'quarantine-delete-before-copy',

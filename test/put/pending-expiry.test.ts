@@ -13,10 +13,10 @@ import { putRows } from '../../lib/put/put-rows.js';
 import { parsePutValue } from '../../lib/put/schema.js';
 import { verifyShard } from '../../lib/recovery/verify.js';
 import { seededRandom } from '../../lib/seeded-random.js';
+import { recoveryDepsOf } from '../recovery/support.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
 import { putBatch } from '../support/wal-chain.js';
 import { caught } from '../wal/helpers.js';
-import { recoveryDepsOf } from '../recovery/support.js';
 
 const dynalite = useDynalite();
 const SHARD = 'pending';

@@ -114,7 +114,12 @@ export class FifoQueue {
           continue;
         }
         this.#messages.splice(this.#messages.indexOf(m), 1);
-        this.#attempt(m, startedAt, { kind: 'ack', seq: undefined, durable: false, repeated: false });
+        this.#attempt(m, startedAt, {
+          kind: 'ack',
+          seq: undefined,
+          durable: false,
+          repeated: false,
+        });
       }
     });
   }

@@ -30,7 +30,6 @@ import { segmentKey } from '../../lib/segment/format.js';
 import { snapshotPartKey } from '../../lib/snapshot/format.js';
 import type { ObjectStore } from '../../lib/store/object-store.js';
 import type { WalObject, WalRow } from '../../lib/wal/format.js';
-import type { CheckInput } from './checker.js';
 import type { MemoryDynamoDB } from '../support/sim-dynamodb/memory-dynamodb.js';
 
 /** V8 for one shard's record at clock instant `clockMs`. */
@@ -160,9 +159,7 @@ export async function checkTails(
   fail: (text: string) => void,
 ): Promise<void> {
   const manifests = await validManifests(store, shard);
-  const damaged = new Set(
-    [...damagedKeys].filter((key) => key.startsWith(manifestPrefix(shard))),
-  );
+  const damaged = new Set([...damagedKeys].filter((key) => key.startsWith(manifestPrefix(shard))));
   const newest = manifests.at(-1)?.header;
   const covered = newest?.coveredPosition ?? 0;
   const floor = newest?.historyFloor ?? 0;
@@ -218,7 +215,9 @@ export async function checkTails(
 }
 
 function describeEnd(error: unknown, rows: number): string {
-  return error === undefined ? `${rows} rows` : `${(error as Error).name}: ${(error as Error).message}`;
+  return error === undefined
+    ? `${rows} rows`
+    : `${(error as Error).name}: ${(error as Error).message}`;
 }
 
 function firstMismatch(got: readonly Seen[], expected: readonly Seen[]): string | undefined {
@@ -227,7 +226,8 @@ function firstMismatch(got: readonly Seen[], expected: readonly Seen[]): string 
     const e = expected[i];
     if (g && e && g.seq === e.seq && g.offset === e.offset && g.text === e.text && g.key === e.key)
       continue;
-    if (!g) return `stopped after ${got.length} rows; expected seq ${e!.seq} offset ${e!.offset} next`;
+    if (!g)
+      return `stopped after ${got.length} rows; expected seq ${e!.seq} offset ${e!.offset} next`;
     if (!e) return `yielded seq ${g.seq} offset ${g.offset} past the end of the chain`;
     return g.offset < e.offset
       ? `yielded seq ${g.seq} offset ${g.offset} where seq ${e.seq} offset ${e.offset} was due (a repeat or a row not due)`

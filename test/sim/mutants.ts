@@ -542,7 +542,8 @@ export const MUTANTS: Mutant[] = [
   // local gateway's body limit), and the areas the simulation models since (FIFO groups).
   {
     name: 'orphan-sweep-takes-its-bound',
-    breaks: 'T3: orphans are swept strictly below O; a segment starting at O may be an in-flight export',
+    breaks:
+      'T3: orphans are swept strictly below O; a segment starting at O may be an in-flight export',
     edits: [
       {
         file: 'lib/export/retention.ts',
@@ -554,7 +555,8 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: 'orphan-sweep-below-newest',
-    breaks: 'T3: the sweep bound is the newest manifest older than the export retention, not the newest',
+    breaks:
+      'T3: the sweep bound is the newest manifest older than the export retention, not the newest',
     edits: [
       {
         file: 'lib/export/retention.ts',
@@ -603,7 +605,8 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: 'history-cutoff-forward',
-    breaks: 'T4: history retention drops segments older than the retention, counted back from the export',
+    breaks:
+      'T4: history retention drops segments older than the retention, counted back from the export',
     edits: [
       {
         file: 'lib/export/fold-export.ts',
@@ -658,7 +661,8 @@ export const MUTANTS: Mutant[] = [
       {
         file: 'lib/memtable/batch-expiry.ts',
         find: "        ExpressionAttributeValues: { ':expires': expiresAt(nowMs, batchMs) },",
-        replace: "        ExpressionAttributeValues: { ':expires': expiresAt(nowMs, batchMs / 4) },",
+        replace:
+          "        ExpressionAttributeValues: { ':expires': expiresAt(nowMs, batchMs / 4) },",
       },
     ],
     tests: ['test/recovery/verify.test.ts'],
@@ -690,7 +694,8 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: 'quarantine-delete-before-copy',
-    breaks: 'a quarantined batch is copied before its original is deleted (a crash between loses nothing)',
+    breaks:
+      'a quarantined batch is copied before its original is deleted (a crash between loses nothing)',
     edits: [
       {
         file: 'lib/memtable/quarantine.ts',
@@ -715,7 +720,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: 'quarantine-head-only',
-    breaks: "a quarantined multi-chunk batch keeps every chunk",
+    breaks: 'a quarantined multi-chunk batch keeps every chunk',
     edits: [
       {
         file: 'lib/memtable/quarantine.ts',
@@ -804,7 +809,7 @@ export const MUTANTS: Mutant[] = [
     edits: [
       {
         file: 'lib/local/read-body.ts',
-        find: '    total += chunk.length;\n    if (total > limitBytes) {\n      request.resume();\n      return { status: \'too-large\', limitBytes, gotBytes: total, declared: false };\n    }\n    chunks.push(chunk);\n  }',
+        find: "    total += chunk.length;\n    if (total > limitBytes) {\n      request.resume();\n      return { status: 'too-large', limitBytes, gotBytes: total, declared: false };\n    }\n    chunks.push(chunk);\n  }",
         replace:
           "    total += chunk.length;\n    chunks.push(chunk);\n  }\n  if (total > limitBytes) {\n    return { status: 'too-large', limitBytes, gotBytes: total, declared: false };\n  }",
       },
@@ -825,7 +830,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: 'fifo-group-not-skipped',
-    breaks: "F1: a FIFO message never lands ahead of a failed message of its group",
+    breaks: 'F1: a FIFO message never lands ahead of a failed message of its group',
     edits: [
       {
         file: 'lib/sqs/put-messages.ts',

@@ -102,7 +102,9 @@ function main(): void {
   const names = only?.split(',');
   const mutants = MUTANTS.filter((m) => !names || names.includes(m.name));
   if (names && mutants.length !== names.length) {
-    throw new Error(`--only: no mutant named ${names.filter((n) => !MUTANTS.some((m) => m.name === n)).join(', ')}`);
+    throw new Error(
+      `--only: no mutant named ${names.filter((n) => !MUTANTS.some((m) => m.name === n)).join(', ')}`,
+    );
   }
   const verdicts: Verdict[] = [];
   let current: Map<string, string> | undefined;

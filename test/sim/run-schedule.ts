@@ -459,7 +459,10 @@ export async function runSchedule(
     await rerunInterruptedRebuilds();
   }
   await advanceTo(world.now + 2 * INTERVAL_MS); // the last tick clears the pending markers
-  while (world.live().some((a) => a.kind !== 'tick' && a.kind !== 'keeper') && world.steps < MAX_STEPS) {
+  while (
+    world.live().some((a) => a.kind !== 'tick' && a.kind !== 'keeper') &&
+    world.steps < MAX_STEPS
+  ) {
     await advanceTo(world.now + INTERVAL_MS);
   }
   if (world.steps >= MAX_STEPS) history.violation(world.now, `gave up after ${MAX_STEPS} steps`);

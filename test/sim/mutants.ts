@@ -814,7 +814,7 @@ export const MUTANTS: Mutant[] = [
           "    total += chunk.length;\n    chunks.push(chunk);\n  }\n  if (total > limitBytes) {\n    return { status: 'too-large', limitBytes, gotBytes: total, declared: false };\n  }",
       },
     ],
-    tests: ['test/local/api-gateway-body.test.ts', 'test/local/read-body.test.ts'],
+    tests: ['test/local/read-body.test.ts'],
   },
   {
     name: 'body-limit-off-by-one',
@@ -826,7 +826,7 @@ export const MUTANTS: Mutant[] = [
         replace: '    if (total >= limitBytes) {\n      request.resume();',
       },
     ],
-    tests: ['test/local/api-gateway-body.test.ts', 'test/local/read-body.test.ts'],
+    tests: ['test/local/read-body.test.ts'],
   },
   {
     name: 'fifo-group-not-skipped',
@@ -838,7 +838,7 @@ export const MUTANTS: Mutant[] = [
         replace: '          skipGroupOnError: false,',
       },
     ],
-    tests: ['test/functions/handlers.test.ts'],
+    tests: ['test/sqs/fifo.test.ts'],
   },
   {
     name: 'hold-back-doubles-from-the-first',

@@ -24,6 +24,7 @@ import { logger } from '../../lib/observability/telemetry.js';
 import { CommitDelayEstimate } from '../../lib/put/durable-wait.js';
 import type { PutDeps } from '../../lib/put/put-rows.js';
 import type { RecoveryDeps } from '../../lib/recovery/deps.js';
+import { HealKind } from '../../lib/recovery/findings.js';
 import { rebuildShard } from '../../lib/recovery/rebuild.js';
 import { verifyShard } from '../../lib/recovery/verify.js';
 import { seededRandom } from '../../lib/seeded-random.js';
@@ -49,7 +50,30 @@ export interface ScheduleResult {
   params: ScheduleParams;
   violations: string[];
   trace: string[];
-  stats: { steps: number; virtualMs: number; attempts: number; acks: number; kills: number };
+  stats: {
+    steps: number;
+    virtualMs: number;
+    attempts: number;
+    acks: number;
+    kills: number;
+    /** How often issue 20's areas did something, so a check over them is never vacuous. */
+    lifecycle: LifecycleCounts;
+  };
+}
+
+/** Events of issue 20's areas in one schedule. */
+export interface LifecycleCounts {
+  /** Pending items the scheduled verify renewed. */
+  renewals: number;
+  /** Puts refused by the stall refusal. */
+  stallRefusals: number;
+  /** Exports retired and orphans swept by retention. */
+  retired: number;
+  orphansSwept: number;
+  /** FIFO messages failed back to the queue (their own failure or their group's). */
+  fifoHeldBack: number;
+  /** Rows yielded by tail readers run during the schedule. */
+  readerRows: number;
 }
 
 const TABLE = 'sim';
@@ -157,6 +181,19 @@ export async function runSchedule(
   const exportRetentionMs = params.retention ? lifecycleRandom() * 3_000 : undefined;
   const historyRetentionMs = params.retention ? Math.floor(lifecycleRandom() * 4_000) : 0;
   const readers: ReaderRun[] = [];
+  const counts: LifecycleCounts = {
+    renewals: 0,
+    stallRefusals: 0,
+    retired: 0,
+    orphansSwept: 0,
+    fifoHeldBack: 0,
+    readerRows: 0,
+  };
+  const countRetention = (report: Awaited<ReturnType<typeof exportShard>>) => {
+    counts.retired += report.retention?.retired.length ?? 0;
+    counts.orphansSwept +=
+      (report.retention?.orphans.parts ?? 0) + (report.retention?.orphans.segments ?? 0);
+  };
   const damagedKeys = new Set<string>();
   const check: CheckInput = {
     history,
@@ -274,6 +311,9 @@ export async function runSchedule(
           proc.actor.died.then((): AttemptOutcome => ({ kind: 'crashed' })),
         ]);
         if (outcome.kind === 'crashed') kills += 1;
+        if (outcome.kind === 'error' && outcome.message.includes('have not been flushed')) {
+          counts.stallRefusals += 1;
+        }
         if (
           outcome.kind === 'error' &&
           (outcome.status >= 500 || outcome.errorKind === 'internal')
@@ -332,6 +372,7 @@ export async function runSchedule(
       fire: () =>
         background(`export-${i}`, 'export', async () => {
           const report = await exportShard(exportDeps, shard);
+          countRetention(report);
           // A bad export (bit rot, an older writer's bug): readers must pass over it (T1).
           if (damage && report.status === 'exported' && report.key && !corrupted.has(shard)) {
             corrupted.add(shard);
@@ -368,7 +409,10 @@ export async function runSchedule(
     const name = `export-r${i}`;
     events.push({
       at: Math.floor(lifecycleRandom() * (params.spanMs + 3_000)),
-      fire: () => background(name, 'export', () => exportShard(exportDeps, shard)),
+      fire: () =>
+        background(name, 'export', async () =>
+          countRetention(await exportShard(exportDeps, shard)),
+        ),
     });
   }
   for (let i = 0; i < params.readers; i++) {
@@ -385,7 +429,12 @@ export async function runSchedule(
   const scheduledVerify = () => {
     const owner = `keeper-${++keepers}`;
     background(owner, 'keeper', async () => {
-      for (const shard of shards) await verifyShard(recoveryDeps(owner), shard);
+      for (const shard of shards) {
+        const report = await verifyShard(recoveryDeps(owner), shard);
+        for (const heal of report.heals) {
+          if (heal.kind === HealKind.pendingExpiryExtended) counts.renewals += 1;
+        }
+      }
     });
   };
   /** A tail reader from a seq at or near the newest export's boundary (or seq 1). */
@@ -478,6 +527,13 @@ export async function runSchedule(
       attempts: history.attempts.length,
       acks: history.attempts.filter((a) => a.outcome.kind === 'ack').length,
       kills,
+      lifecycle: {
+        ...counts,
+        fifoHeldBack: history.attempts.filter(
+          (a) => a.outcome.kind === 'error' && a.outcome.errorKind === 'held-back',
+        ).length,
+        readerRows: readers.reduce((n, run) => n + run.rows.length, 0),
+      },
     },
   };
 

@@ -37,7 +37,8 @@ describe('simulation', () => {
   }
 
   it('exercises every lifecycle area the checks cover (renewals, refusals, retention, FIFO, readers)', () => {
-    if (FIRST_SEED !== 1) return; // the figures below are those of seeds 1..350
+    // Only over the CI seeds, and only when the slices ran (not under a -t filter).
+    if (FIRST_SEED !== 1 || Object.keys(lifecycle).length === 0) return;
     expect(lifecycle.renewals).toBeGreaterThan(0);
     expect(lifecycle.stallRefusals).toBeGreaterThan(0);
     expect(lifecycle.retired).toBeGreaterThan(0);

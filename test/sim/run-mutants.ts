@@ -113,7 +113,15 @@ function main(): void {
     process.exit(130);
   });
   for (const mutant of mutants) {
-    current = apply(mutant);
+    try {
+      current = apply(mutant);
+    } catch (error) {
+      // The code moved under the mutant (another change rewrote the line): say so, run the rest.
+      const stale = `not applied: ${(error as Error).message}`;
+      verdicts.push({ name: mutant.name, sim: stale, tests: stale, killed: false });
+      console.log(`STALE    ${mutant.name}\n    ${stale}`);
+      continue;
+    }
     try {
       const sim = runSim(schedules, seed);
       const tests = runTests(mutant.tests);
@@ -139,7 +147,7 @@ function main(): void {
   console.log('\n| mutant | simulation | its tests |\n|---|---|---|');
   for (const v of verdicts)
     console.log(
-      `| ${v.name} | ${v.sim.startsWith('killed') ? 'killed' : 'survived'} | ${v.tests.startsWith('killed') ? 'killed' : v.tests} |`,
+      `| ${v.name} | ${v.sim.startsWith('killed') ? 'killed' : v.sim.startsWith('not applied') ? 'stale' : 'survived'} | ${v.tests.startsWith('killed') ? 'killed' : v.tests.startsWith('not applied') ? 'stale' : v.tests} |`,
     );
   if (killed < verdicts.length) process.exitCode = 1;
 }

@@ -38,6 +38,7 @@ import { FaultyDynamoClient } from '../support/sim-dynamodb/faulty-dynamo-client
 import { MemoryDynamoDB } from '../support/sim-dynamodb/memory-dynamodb.js';
 import { SwitchableStore } from '../support/stepped-flusher.js';
 import { type CheckInput, checkBuffered, finalChecks, peekRecord } from './checker.js';
+import { simClient } from './client-transport.js';
 import { FifoQueue } from './fifo-queue.js';
 import { type AttemptOutcome, History } from './history.js';
 import { type ReaderRun, runReader, validManifests } from './lifecycle-checks.js';
@@ -296,7 +297,60 @@ export async function runSchedule(
     kills += 1;
   });
   const clients: Array<Promise<void>> = [];
+  /** Records one request of `intent` and checks its answer: no 5xx but unavailable or poisoned. */
+  const recordAttempt = (
+    intent: Intent,
+    attempt: number,
+    startedAt: number,
+    outcome: AttemptOutcome,
+  ) => {
+    if (outcome.kind === 'crashed') kills += 1;
+    if (outcome.kind === 'error' && outcome.message.includes('have not been flushed')) {
+      counts.stallRefusals += 1;
+    }
+    if (outcome.kind === 'error' && (outcome.status >= 500 || outcome.errorKind === 'internal')) {
+      if (outcome.errorKind !== ErrorKind.unavailable && outcome.errorKind !== ErrorKind.poisoned) {
+        history.violation(
+          world.now,
+          `put ${intent.id}.${attempt}: ${outcome.status} ${outcome.errorKind}: ${outcome.message}`,
+        );
+      }
+    }
+    history.attempts.push({ intent: intent.id, attempt, startedAt, endedAt: world.now, outcome });
+    world.trace.add(world.now, `put ${intent.id}.${attempt} → ${describe(outcome)}`);
+  };
+  // Its own stream, so the draws of schedules without it stay what they were.
+  const clientRandom = seededRandom(params.seed ^ 0x7f4a7c15);
+  /** A producer using `lib/client`: its own retries, one Idempotency-Key for all of them. */
+  const libraryClient = (intent: Intent) => {
+    const spawned = world.spawn(`client-${intent.id}`, 'client', 0, async () => {
+      let attempt = 0;
+      const api = simClient({
+        world,
+        deps: putDeps,
+        name: `put-${intent.id}`,
+        skew,
+        random: clientRandom,
+        // A producer retries within the idempotency window, or a retry is a new put.
+        maxElapsedMs: params.expiry ? retryWindowMs : 60_000,
+        onRequest: (outcome, startedAt) => recordAttempt(intent, ++attempt, startedAt, outcome),
+      });
+      const rowTexts = intent.rows.map((row) => JSON.stringify(row));
+      const options = {
+        key: intent.idempotencyKey,
+        keyField: intent.keyField,
+        durable: intent.durable,
+      };
+      const ack = await api.putRowTexts(intent.shard, rowTexts, options).catch(() => undefined);
+      if (ack?.durable) await checkDurableAck(intent, ack.seq);
+    });
+    clients.push(spawned.promise);
+  };
   const client = (intent: Intent) => {
+    if (params.viaClient && intent.transport === 'http' && intent.idempotencyKey) {
+      libraryClient(intent);
+      return;
+    }
     const spawned = world.spawn(`client-${intent.id}`, 'client', 0, async () => {
       const firstAt = world.now;
       for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
@@ -310,32 +364,7 @@ export async function runSchedule(
           proc.promise,
           proc.actor.died.then((): AttemptOutcome => ({ kind: 'crashed' })),
         ]);
-        if (outcome.kind === 'crashed') kills += 1;
-        if (outcome.kind === 'error' && outcome.message.includes('have not been flushed')) {
-          counts.stallRefusals += 1;
-        }
-        if (
-          outcome.kind === 'error' &&
-          (outcome.status >= 500 || outcome.errorKind === 'internal')
-        ) {
-          if (
-            outcome.errorKind !== ErrorKind.unavailable &&
-            outcome.errorKind !== ErrorKind.poisoned
-          ) {
-            history.violation(
-              world.now,
-              `put ${intent.id}.${attempt}: ${outcome.status} ${outcome.errorKind}: ${outcome.message}`,
-            );
-          }
-        }
-        history.attempts.push({
-          intent: intent.id,
-          attempt,
-          startedAt,
-          endedAt: world.now,
-          outcome,
-        });
-        world.trace.add(world.now, `put ${intent.id}.${attempt} → ${describe(outcome)}`);
+        recordAttempt(intent, attempt, startedAt, outcome);
         if (outcome.kind === 'ack') {
           if (outcome.durable) await checkDurableAck(intent, outcome.seq);
           return;

@@ -58,6 +58,8 @@ export interface ScheduleParams {
   fifo: boolean;
   /** Tail readers started during the run (`tailShard`, no follow), from seqs near export boundaries. */
   readers: number;
+  /** Idempotent HTTP puts go through `lib/client` (its retries under one Idempotency-Key). */
+  viaClient: boolean;
 }
 
 /** Draws a schedule's parameters from its seed. */
@@ -84,6 +86,7 @@ export function paramsFor(seed: number): ScheduleParams {
     retention: random() < 0.35,
     fifo: random() < 0.3,
     readers: random() < 0.4 ? 1 + Math.floor(random() * 2) : 0,
+    viaClient: random() < 0.3,
   };
 }
 

@@ -852,4 +852,65 @@ export const MUTANTS: Mutant[] = [
     ],
     tests: ['test/sqs/hold-back.test.ts'],
   },
+  {
+    name: 'client-retries-one-too-few',
+    breaks: 'the client makes maxAttempts requests before it gives up',
+    edits: [
+      {
+        file: 'lib/client/retry.ts',
+        find: '      if (!error.retryable || attemptNumber >= options.maxAttempts || signal?.aborted) throw error;',
+        replace:
+          '      if (!error.retryable || attemptNumber + 1 >= options.maxAttempts || signal?.aborted) throw error;',
+      },
+    ],
+    tests: ['test/client/http-client.test.ts'],
+  },
+  {
+    name: 'client-ignores-retry-after',
+    breaks: "the client waits at least the service's Retry-After before retrying",
+    edits: [
+      {
+        file: 'lib/client/retry.ts',
+        find: '  if (error.retryAfterMs !== undefined) {',
+        replace: '  if (error.retryAfterMs === 0) {',
+      },
+    ],
+    tests: ['test/client/http-client.test.ts'],
+  },
+  {
+    name: 'waiter-survives-rebuild',
+    breaks: 'a durable waiter whose shard was rebuilt meanwhile never answers durable: true',
+    edits: [
+      {
+        file: 'lib/put/durable-wait.ts',
+        find: '    if (record && record.generation !== generation) {',
+        replace: '    if (record && record.generation < generation!) {',
+      },
+    ],
+    tests: ['test/put/durability.test.ts'],
+  },
+  {
+    name: 'rollback-clears-poison',
+    breaks: "a rebuild that stops after its fence restores the shard's poison as it was",
+    edits: [
+      {
+        file: 'lib/recovery/rebuild.ts',
+        find: '    await releaseRebuildFence(deps.table, shard, fenced.epoch, before?.poison);',
+        replace: '    await releaseRebuildFence(deps.table, shard, fenced.epoch, undefined);',
+      },
+    ],
+    tests: ['test/recovery/divergence.test.ts', 'test/recovery/verify.test.ts'],
+  },
+  {
+    name: 'reconcile-lost-last-unsealed',
+    breaks: 'rule 5: every lost seq a rebuild reports is sealed void, the last one included',
+    edits: [
+      {
+        file: 'lib/recovery/reconcile-batches.ts',
+        find: '    for (let seq = fromSeq; seq <= toSeq; seq++) {\n      if (!present.has(seq))',
+        replace: '    for (let seq = fromSeq; seq < toSeq; seq++) {\n      if (!present.has(seq))',
+      },
+    ],
+    tests: ['test/recovery/divergence.test.ts'],
+  },
 ];

@@ -887,7 +887,7 @@ export const MUTANTS: Mutant[] = [
         replace: '    if (record && record.generation < generation!) {',
       },
     ],
-    tests: ['test/put/durability.test.ts'],
+    tests: ['test/put/durable-wait-rebuild.test.ts', 'test/put/durability.test.ts'],
   },
   {
     name: 'rollback-clears-poison',
@@ -899,7 +899,7 @@ export const MUTANTS: Mutant[] = [
         replace: '    await releaseRebuildFence(deps.table, shard, fenced.epoch, undefined);',
       },
     ],
-    tests: ['test/recovery/divergence.test.ts', 'test/recovery/verify.test.ts'],
+    tests: ['test/recovery/rebuild-rollback.test.ts', 'test/recovery/divergence.test.ts'],
   },
   {
     name: 'reconcile-lost-last-unsealed',

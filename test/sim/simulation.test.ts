@@ -1,6 +1,6 @@
 /**
  * The deterministic simulation of the whole shard lifecycle (`run-schedule.ts`):
- * 350 seeded schedules in CI (as much CPU as 500 took before the schedules
+ * 250 seeded schedules in CI (no more CPU than 500 took before the schedules
  * modelled expiry, retention, FIFO groups and tail readers), in slices. A
  * failure names the seed; `npm run sim -- --schedules 1 --seed <seed>` replays
  * it and prints its shrunk trace.
@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { type LifecycleCounts, runSchedule } from './run-schedule.js';
 import { paramsFor } from './workload.js';
 
-const SCHEDULES = 350;
+const SCHEDULES = 250;
 const SLICES = 5;
 const FIRST_SEED = Number(process.env.SHARDWAL_SIM_SEED ?? 1);
 

@@ -147,6 +147,22 @@ describe('tailShard', () => {
       expect(straddling).toEqual(h.expected(lastCovered, watermark));
     });
 
+    it("yields the keyless rows of the export's last seq when started at that seq", async () => {
+      const h = await shard();
+      await h.put([{ id: 'k', v: 1 }], 'id');
+      await h.flush();
+      await h.put(keylessRows(0, 3)); // one seq, the last the export covers
+      await h.flush();
+      const report = await h.export();
+      const manifest = await manifestAt(h.f.memory, report.coveredPosition!);
+      await h.put(keylessRows(3, 4));
+      await h.flush();
+      const boundary = manifest.header.lastSeq;
+      const rows = await collect(tailShard(h.f.memory, 's1', { fromSeq: boundary }));
+      expect(rows).toEqual(h.expected(boundary, report.coveredPosition!));
+      expect(rows.map((r) => r.seq)).toEqual([boundary, boundary, boundary, boundary + 1]);
+    });
+
     it('seeks into the WAL above the watermark with one listing and a binary search', async () => {
       const h = await shard();
       const watermark = await exportedRounds(h, 1);

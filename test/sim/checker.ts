@@ -19,6 +19,9 @@
  * V7. Buffer accounting (checked during the run, `checkBuffered`): the
  *     charges released never pass `durableSeq`, and everything released
  *     short of it is a void, so `bufferedBytes` is what is really pending.
+ * V8-V12 (issue 20's areas: expiry, the stall refusal, retention, tail
+ * readers, quarantine) are in `lifecycle-checks.ts`; F1 (FIFO order) in
+ * `fifo-queue.ts`.
  * A `durable: true` ack is checked the moment it is given (in the runner).
  */
 import { isDeepStrictEqual } from 'node:util';
@@ -33,7 +36,16 @@ import type { ObjectStore } from '../../lib/store/object-store.js';
 import { decodeWal } from '../../lib/wal/decode.js';
 import type { WalObject, WalRow } from '../../lib/wal/format.js';
 import type { MemoryDynamoDB } from '../support/sim-dynamodb/memory-dynamodb.js';
+import { checkFifoOrder } from './fifo-queue.js';
 import type { History } from './history.js';
+import {
+  checkPendingExpiry,
+  checkQuarantineTtl,
+  checkReaderRun,
+  checkRetention,
+  checkTails,
+  type ReaderRun,
+} from './lifecycle-checks.js';
 import type { CreatedObjects } from './sim-store.js';
 import type { Intent } from './workload.js';
 
@@ -45,7 +57,20 @@ export interface CheckInput {
   created: CreatedObjects;
   store: ObjectStore;
   shards: readonly string[];
+  /** The export retention in force (`exportRetentionMs`, or the WAL retention it defaults to). */
+  exportRetentionMs: number;
+  /** The true wall clock (virtual time on the actors' origin, no skew). */
+  clockNow: () => number;
+  /** Whether V8 runs during the run (short item lifetimes). */
+  expiry: boolean;
+  /** Tail readers run during the schedule, checked against the final chain (V11). */
+  readers: readonly ReaderRun[];
+  /** Exports the run damaged on purpose (readers pass over them, or refuse when none is whole). */
+  damagedKeys: ReadonlySet<string>;
 }
+
+/** Margin for clock skew when telling a young export from an old one (V10). */
+const AGE_MARGIN_MS = 500;
 
 /** Reads a shard record straight from the table (no scheduling, no faults). */
 export async function peekRecord(
@@ -69,6 +94,11 @@ export async function checkBuffered(input: CheckInput, now: number): Promise<voi
   for (const shard of input.shards) {
     const record = await peekRecord(db, tableName, shard);
     if (!record) continue;
+    if (input.expiry) {
+      await checkPendingExpiry(db, tableName, shard, record, input.clockNow(), (text) =>
+        history.violation(now, text),
+      );
+    }
     const { bufferedBytes, chargedBytes, releasedBytes, durableSeq } = record;
     if (bufferedBytes !== chargedBytes - releasedBytes || bufferedBytes < 0) {
       history.violation(
@@ -193,6 +223,16 @@ export async function finalChecks(input: CheckInput, now: number): Promise<void>
     if (offset !== record.nextRowOffset)
       fail(`${shard}: chain ends at offset ${offset}, record says ${record.nextRowOffset}`);
     await checkReplay(input, shard, chain, fail);
+    // V10-V12
+    const young = (createdAtMs: number) =>
+      createdAtMs > input.clockNow() - input.exportRetentionMs + AGE_MARGIN_MS;
+    await checkRetention(input.store, shard, record.walNextPos, young, fail);
+    const froms = input.readers.filter((r) => r.shard === shard).map((r) => r.from);
+    await checkTails(input.store, shard, chain, froms, input.damagedKeys, fail);
+    for (const run of input.readers) {
+      if (run.shard === shard) checkReaderRun(run, chain, input.damagedKeys, fail);
+    }
+    await checkQuarantineTtl(input.db, input.tableName, shard, fail);
   }
   // V1-V3
   const known = new Set(history.intents.map((intent) => intent.tag));
@@ -220,6 +260,12 @@ export async function finalChecks(input: CheckInput, now: number): Promise<void>
       }
     }
   }
+  // F1
+  const seqOf = (intent: Intent) => {
+    const [at] = seqsOfTag.get(intent.tag) ?? [];
+    return at === undefined ? undefined : Number(at.slice(at.indexOf('/') + 1));
+  };
+  checkFifoOrder(history.intents, seqOf, fail);
 }
 
 /** The first version of each WAL object 0..walNextPos-1 (retired ones included). */

@@ -51,6 +51,7 @@ async function main(): Promise<void> {
   let violations = 0;
   let firstFailure: Awaited<ReturnType<typeof runSchedule>> | undefined;
   const totals = { steps: 0, attempts: 0, acks: 0, kills: 0 };
+  const lifecycle: Record<string, number> = {};
   for (let i = 0; i < options.schedules; i++) {
     const seed = options.seed + i;
     const result = await runSchedule(paramsFor(seed));
@@ -58,6 +59,9 @@ async function main(): Promise<void> {
     totals.attempts += result.stats.attempts;
     totals.acks += result.stats.acks;
     totals.kills += result.stats.kills;
+    for (const [name, n] of Object.entries(result.stats.lifecycle)) {
+      lifecycle[name] = (lifecycle[name] ?? 0) + n;
+    }
     if (result.violations.length > 0) {
       failed += 1;
       violations += result.violations.length;
@@ -76,6 +80,11 @@ async function main(): Promise<void> {
     `${options.schedules} schedules from seed ${options.seed}: ${failed} failing, ${violations} violations, ` +
       `${totals.acks} acked puts of ${totals.attempts} attempts, ${totals.kills} puts killed, ` +
       `${totals.steps} scheduling steps, ${seconds.toFixed(1)} s`,
+  );
+  console.log(
+    `lifecycle: ${Object.entries(lifecycle)
+      .map(([name, n]) => `${n} ${name}`)
+      .join(', ')}`,
   );
   if (!firstFailure) return;
   const shown = options.shrink ? await shrink(firstFailure) : firstFailure;

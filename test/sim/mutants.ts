@@ -536,4 +536,380 @@ export const MUTANTS: Mutant[] = [
     ],
     tests: ['test/recovery/rebuild-charges.test.ts'],
   },
+  // Issue 20: the areas an outside set of planted bugs found holes in (retention's orphan sweep,
+  // pending batches' expiry and the stall refusal, quarantine, tail at an export boundary, the
+  // local gateway's body limit), and the areas the simulation models since (FIFO groups).
+  {
+    name: 'orphan-sweep-takes-its-bound',
+    breaks:
+      'T3: orphans are swept strictly below O; a segment starting at O may be an in-flight export',
+    edits: [
+      {
+        file: 'lib/export/retention.ts',
+        find: '      if (first >= sweepBelow) break;',
+        replace: '      if (first > sweepBelow) break;',
+      },
+    ],
+    tests: ['test/export/orphan-sweep.test.ts', 'test/export/retention.test.ts'],
+  },
+  {
+    name: 'orphan-sweep-below-newest',
+    breaks:
+      'T3: the sweep bound is the newest manifest older than the export retention, not the newest',
+    edits: [
+      {
+        file: 'lib/export/retention.ts',
+        find: '  const old = validManifests.filter((e) => e.createdAtMs <= exportCutoff).at(-1);',
+        replace: '  const old = validManifests.at(-1);',
+      },
+    ],
+    tests: ['test/export/orphan-sweep.test.ts', 'test/export/retention.test.ts'],
+  },
+  {
+    name: 'orphan-parts-by-first-position',
+    breaks: 'T3: a part is an orphan to sweep only when its whole range lies below O',
+    edits: [
+      {
+        file: 'lib/export/retention.ts',
+        find: '      if (!range || range.to > sweepBelow || referenced.has(key)) continue;',
+        replace: '      if (!range || range.from > sweepBelow || referenced.has(key)) continue;',
+      },
+    ],
+    tests: ['test/export/orphan-sweep.test.ts', 'test/export/retention.test.ts'],
+  },
+  {
+    name: 'orphan-cursor-skips-one',
+    breaks: 'T3: the sweep lists from its cursor on, the segment at the cursor included',
+    edits: [
+      {
+        file: 'lib/export/retention.ts',
+        find: '      cursors.orphansSweptBelow > 0 ? segmentKey(shard, cursors.orphansSweptBelow - 1) : undefined;',
+        replace:
+          '      cursors.orphansSweptBelow > 0 ? segmentKey(shard, cursors.orphansSweptBelow) : undefined;',
+      },
+    ],
+    tests: ['test/export/orphan-sweep.test.ts', 'test/export/retention.test.ts'],
+  },
+  {
+    name: 'export-retention-from-wal-retention',
+    breaks: 'T1: exports younger than the export retention (not the WAL retention) are kept',
+    edits: [
+      {
+        file: 'lib/export/retention.ts',
+        find: '  const exportCutoff = nowMs - (deps.exportRetentionMs ?? deps.walRetentionMs);',
+        replace: '  const exportCutoff = nowMs - deps.walRetentionMs;',
+      },
+    ],
+    tests: ['test/export/orphan-sweep.test.ts', 'test/export/retention.test.ts'],
+  },
+  {
+    name: 'history-cutoff-forward',
+    breaks:
+      'T4: history retention drops segments older than the retention, counted back from the export',
+    edits: [
+      {
+        file: 'lib/export/fold-export.ts',
+        find: '      const cutoff = createdAtMs - input.historyRetentionMs;',
+        replace: '      const cutoff = createdAtMs + input.historyRetentionMs;',
+      },
+    ],
+    tests: ['test/export/retention.test.ts'],
+  },
+  {
+    name: 'renew-only-the-expired',
+    breaks: 'L5: pending items are renewed while half their lifetime is left, not once it ran out',
+    edits: [
+      {
+        file: 'lib/memtable/batch-expiry.ts',
+        find: '  const renewBeforeSeconds = (nowMs + batchMs / 2) / 1000;',
+        replace: '  const renewBeforeSeconds = (nowMs - batchMs / 2) / 1000;',
+      },
+    ],
+    tests: ['test/recovery/verify.test.ts'],
+  },
+  {
+    name: 'renew-skips-oldest-pending',
+    breaks: 'L5: the renewal starts at the first pending seq, durableSeq + 1',
+    edits: [
+      {
+        file: 'lib/memtable/batch-expiry.ts',
+        find: '  const fromSeq = record.durableSeq + 1;\n  const toSeq = record.nextSeq - 1;\n  if (toSeq < fromSeq) return 0;\n  const { batchMs }',
+        replace:
+          '  const fromSeq = record.durableSeq + 2;\n  const toSeq = record.nextSeq - 1;\n  if (toSeq < fromSeq) return 0;\n  const { batchMs }',
+      },
+    ],
+    tests: ['test/recovery/verify.test.ts'],
+  },
+  {
+    name: 'renew-heads-not-chunks',
+    breaks: "L5: a multi-chunk batch's continuation chunks are renewed with its head",
+    edits: [
+      {
+        file: 'lib/memtable/batch-expiry.ts',
+        find: "    batchRange(fromSeq, toSeq),\n    'Query pending batch expiry',",
+        replace:
+          "    { lo: batchRange(fromSeq, toSeq).lo, hi: batchRange(fromSeq, toSeq).lo.slice(0, -20) + String(toSeq).padStart(20, '0') },\n    'Query pending batch expiry',",
+      },
+    ],
+    tests: ['test/put/pending-expiry.test.ts', 'test/recovery/verify.test.ts'],
+  },
+  {
+    name: 'renew-to-half-lifetime',
+    breaks: 'L5: a renewed item gets a whole batch lifetime from now',
+    edits: [
+      {
+        file: 'lib/memtable/batch-expiry.ts',
+        find: "        ExpressionAttributeValues: { ':expires': expiresAt(nowMs, batchMs) },",
+        replace:
+          "        ExpressionAttributeValues: { ':expires': expiresAt(nowMs, batchMs / 4) },",
+      },
+    ],
+    tests: ['test/recovery/verify.test.ts'],
+  },
+  {
+    name: 'stall-refusal-at-expiry',
+    breaks: 'L5 / A3: the stall refusal comes at half the batch lifetime, far before any expiry',
+    edits: [
+      {
+        file: 'lib/liveness.ts',
+        find: '  return Math.floor(batchExpiryMs(settings) / 2);',
+        replace: '  return Math.floor(batchExpiryMs(settings));',
+      },
+    ],
+    tests: ['test/put/pending-expiry.test.ts', 'test/put/stall.test.ts'],
+  },
+  {
+    name: 'chunks-expire-with-voids',
+    breaks: "L5: a batch's chunks live as long as its head (the batch lifetime)",
+    edits: [
+      {
+        file: 'lib/memtable/batches.ts',
+        find: '          data: { B: chunks[part]! },\n          expiresAt: expires,',
+        replace:
+          '          data: { B: chunks[part]! },\n          expiresAt: expiresAt(input.nowMs, lifetimesOf(table).batchMs / 2),',
+      },
+    ],
+    tests: ['test/put/pending-expiry.test.ts', 'test/put/multi-chunk.test.ts'],
+  },
+  {
+    name: 'quarantine-delete-before-copy',
+    breaks:
+      'a quarantined batch is copied before its original is deleted (a crash between loses nothing)',
+    edits: [
+      {
+        file: 'lib/memtable/quarantine.ts',
+        find: '  const headSk = rejectedSk(input.generation, input.seq);\n',
+        replace:
+          "  const headSk = rejectedSk(input.generation, input.seq);\n  await deleteBatches(table, shard, items.map((item) => str(item, 'sk')!));\n",
+      },
+    ],
+    tests: ['test/recovery/quarantine.test.ts'],
+  },
+  {
+    name: 'quarantine-copy-keeps-ttl',
+    breaks: 'a quarantined copy has no TTL: it stays until an operator re-put what should be kept',
+    edits: [
+      {
+        file: 'lib/memtable/quarantine.ts',
+        find: '    const { expiresAt: _expires, ...rest } = item;',
+        replace: '    const { ...rest } = item;',
+      },
+    ],
+    tests: ['test/recovery/quarantine.test.ts'],
+  },
+  {
+    name: 'quarantine-head-only',
+    breaks: 'a quarantined multi-chunk batch keeps every chunk',
+    edits: [
+      {
+        file: 'lib/memtable/quarantine.ts',
+        find: '  const range = batchRange(input.seq, input.seq);',
+        replace: '  const range = { lo: batchSk(input.seq), hi: batchSk(input.seq) };',
+      },
+    ],
+    tests: ['test/recovery/quarantine.test.ts'],
+  },
+  {
+    name: 'reconcile-rejects-at-proven-seq',
+    breaks: 'rebuild: an item above the proven seq is pending, not compared with S3',
+    edits: [
+      {
+        file: 'lib/recovery/reconcile-batches.ts',
+        find: '    if (head.seq > provenSeq) {',
+        replace: '    if (head.seq > provenSeq + 1) {',
+      },
+    ],
+    tests: ['test/recovery/divergence.test.ts', 'test/recovery/quarantine.test.ts'],
+  },
+  {
+    name: 'tail-boundary-seq-from-wal',
+    breaks: "tail: a start at the export's last seq reads that seq's rows from the segments",
+    edits: [
+      {
+        file: 'lib/client/reader/tail-start.ts',
+        find: '  if (manifest && fromSeq <= cursor.lastSeq) {',
+        replace: '  if (manifest && fromSeq < cursor.lastSeq) {',
+      },
+    ],
+    tests: ['test/client/tail.test.ts'],
+  },
+  {
+    name: 'tail-wal-skips-from-seq',
+    breaks: 'tail: the rows of the start seq itself are yielded',
+    edits: [
+      {
+        file: 'lib/client/reader/tail-shard.ts',
+        find: '        const batch = this.#accept(rows, (row) => row.seq >= this.#fromSeq);',
+        replace: '        const batch = this.#accept(rows, (row) => row.seq > this.#fromSeq);',
+      },
+    ],
+    tests: ['test/client/tail.test.ts'],
+  },
+  {
+    name: 'tail-seek-past-boundary',
+    breaks: 'tail: a start past the export seeks the WAL object holding the seq, not the one after',
+    edits: [
+      {
+        file: 'lib/client/reader/tail-start.ts',
+        find: '  const cursor = { lastSeq: found.firstSeq - 1, nextOffset: found.firstRowOffset };\n  return start(found.position, cursor, from);',
+        replace:
+          '  const cursor = { lastSeq: found.lastSeq, nextOffset: found.firstRowOffset + found.rowCount };\n  return start(found.position + 1, cursor, from);',
+      },
+    ],
+    tests: ['test/client/tail.test.ts'],
+  },
+  {
+    name: 'tail-retired-segments-by-first',
+    breaks: 'tail: a retired position is read from every segment that ends after it',
+    edits: [
+      {
+        file: 'lib/client/reader/tail-shard.ts',
+        find: '      const refs = segments.filter((ref) => ref.end > from);',
+        replace: '      const refs = segments.filter((ref) => ref.first >= from);',
+      },
+    ],
+    tests: ['test/client/tail-follow.test.ts', 'test/client/tail.test.ts'],
+  },
+  {
+    name: 'tail-segment-keeps-below-from',
+    breaks: 'tail: rows of a segment below the start seq are not yielded',
+    edits: [
+      {
+        file: 'lib/client/reader/segment-rows.ts',
+        find: '      if (row.seq >= fromSeq) rows.push(row);',
+        replace: '      if (row.seq >= fromSeq - 1) rows.push(row);',
+      },
+    ],
+    tests: ['test/client/tail.test.ts'],
+  },
+  {
+    name: 'body-limit-after-stream',
+    breaks: "local gateway: a chunked body's limit is checked while it streams in, not after",
+    edits: [
+      {
+        file: 'lib/local/read-body.ts',
+        find: "    total += chunk.length;\n    if (total > limitBytes) {\n      request.resume();\n      return { status: 'too-large', limitBytes, gotBytes: total, declared: false };\n    }\n    chunks.push(chunk);\n  }",
+        replace:
+          "    total += chunk.length;\n    chunks.push(chunk);\n  }\n  if (total > limitBytes) {\n    return { status: 'too-large', limitBytes, gotBytes: total, declared: false };\n  }",
+      },
+    ],
+    tests: ['test/local/read-body.test.ts'],
+  },
+  {
+    name: 'body-limit-off-by-one',
+    breaks: 'local gateway: a chunked body of exactly the limit is taken',
+    edits: [
+      {
+        file: 'lib/local/read-body.ts',
+        find: '    if (total > limitBytes) {\n      request.resume();',
+        replace: '    if (total >= limitBytes) {\n      request.resume();',
+      },
+    ],
+    tests: ['test/local/read-body.test.ts'],
+  },
+  {
+    name: 'fifo-group-not-skipped',
+    breaks: 'F1: a FIFO message never lands ahead of a failed message of its group',
+    edits: [
+      {
+        file: 'lib/sqs/put-messages.ts',
+        find: '          skipGroupOnError: true,',
+        replace: '          skipGroupOnError: false,',
+      },
+    ],
+    tests: ['test/sqs/fifo.test.ts'],
+  },
+  {
+    name: 'hold-back-doubles-from-the-first',
+    breaks: 'the first hold-back is 10 s, doubling from there',
+    edits: [
+      {
+        file: 'lib/sqs/hold-back.ts',
+        find: '  return Math.min(HOLD_BACK.firstSeconds * 2 ** (n - 1), HOLD_BACK.maxSeconds);',
+        replace: '  return Math.min(HOLD_BACK.firstSeconds * 2 ** n, HOLD_BACK.maxSeconds);',
+      },
+    ],
+    tests: ['test/sqs/hold-back.test.ts'],
+  },
+  {
+    name: 'client-retries-one-too-few',
+    breaks: 'the client makes maxAttempts requests before it gives up',
+    edits: [
+      {
+        file: 'lib/client/retry.ts',
+        find: '      if (!error.retryable || attemptNumber >= options.maxAttempts || signal?.aborted) throw error;',
+        replace:
+          '      if (!error.retryable || attemptNumber + 1 >= options.maxAttempts || signal?.aborted) throw error;',
+      },
+    ],
+    tests: ['test/client/http-client.test.ts'],
+  },
+  {
+    name: 'client-ignores-retry-after',
+    breaks: "the client waits at least the service's Retry-After before retrying",
+    edits: [
+      {
+        file: 'lib/client/retry.ts',
+        find: '  if (error.retryAfterMs !== undefined) {',
+        replace: '  if (error.retryAfterMs === 0) {',
+      },
+    ],
+    tests: ['test/client/http-client.test.ts'],
+  },
+  {
+    name: 'waiter-survives-rebuild',
+    breaks: 'a durable waiter whose shard was rebuilt meanwhile never answers durable: true',
+    edits: [
+      {
+        file: 'lib/put/durable-wait.ts',
+        find: '    if (record && record.generation !== generation) {',
+        replace: '    if (record && record.generation < generation!) {',
+      },
+    ],
+    tests: ['test/put/durable-wait-rebuild.test.ts', 'test/put/durability.test.ts'],
+  },
+  {
+    name: 'rollback-clears-poison',
+    breaks: "a rebuild that stops after its fence restores the shard's poison as it was",
+    edits: [
+      {
+        file: 'lib/recovery/rebuild.ts',
+        find: '    await releaseRebuildFence(deps.table, shard, fenced.epoch, before?.poison);',
+        replace: '    await releaseRebuildFence(deps.table, shard, fenced.epoch, undefined);',
+      },
+    ],
+    tests: ['test/recovery/rebuild-rollback.test.ts', 'test/recovery/divergence.test.ts'],
+  },
+  {
+    name: 'reconcile-lost-last-unsealed',
+    breaks: 'rule 5: every lost seq a rebuild reports is sealed void, the last one included',
+    edits: [
+      {
+        file: 'lib/recovery/reconcile-batches.ts',
+        find: '    for (let seq = fromSeq; seq <= toSeq; seq++) {\n      if (!present.has(seq))',
+        replace: '    for (let seq = fromSeq; seq < toSeq; seq++) {\n      if (!present.has(seq))',
+      },
+    ],
+    tests: ['test/recovery/divergence.test.ts'],
+  },
 ];

@@ -1,5 +1,5 @@
 /**
- * `npm run mutants [-- --schedules N] [-- --only name]`: plants each bug of
+ * `npm run mutants [-- --schedules N] [-- --only name,name...]`: plants each bug of
  * `mutants.ts` alone in the working tree, runs the simulation and the
  * mutant's own tests against it, restores the file, and prints who killed
  * what. Too slow for CI; run it before resolving a change to a guarantee.
@@ -99,7 +99,13 @@ function runTests(files: string[]): string {
 
 function main(): void {
   const { schedules, seed, only } = options();
-  const mutants = MUTANTS.filter((m) => !only || m.name === only);
+  const names = only?.split(',');
+  const mutants = MUTANTS.filter((m) => !names || names.includes(m.name));
+  if (names && mutants.length !== names.length) {
+    throw new Error(
+      `--only: no mutant named ${names.filter((n) => !MUTANTS.some((m) => m.name === n)).join(', ')}`,
+    );
+  }
   const verdicts: Verdict[] = [];
   let current: Map<string, string> | undefined;
   process.on('SIGINT', () => {
@@ -107,7 +113,15 @@ function main(): void {
     process.exit(130);
   });
   for (const mutant of mutants) {
-    current = apply(mutant);
+    try {
+      current = apply(mutant);
+    } catch (error) {
+      // The code moved under the mutant (another change rewrote the line): say so, run the rest.
+      const stale = `not applied: ${(error as Error).message}`;
+      verdicts.push({ name: mutant.name, sim: stale, tests: stale, killed: false });
+      console.log(`STALE    ${mutant.name}\n    ${stale}`);
+      continue;
+    }
     try {
       const sim = runSim(schedules, seed);
       const tests = runTests(mutant.tests);
@@ -133,7 +147,7 @@ function main(): void {
   console.log('\n| mutant | simulation | its tests |\n|---|---|---|');
   for (const v of verdicts)
     console.log(
-      `| ${v.name} | ${v.sim.startsWith('killed') ? 'killed' : 'survived'} | ${v.tests.startsWith('killed') ? 'killed' : v.tests} |`,
+      `| ${v.name} | ${v.sim.startsWith('killed') ? 'killed' : v.sim.startsWith('not applied') ? 'stale' : 'survived'} | ${v.tests.startsWith('killed') ? 'killed' : v.tests.startsWith('not applied') ? 'stale' : v.tests} |`,
     );
   if (killed < verdicts.length) process.exitCode = 1;
 }

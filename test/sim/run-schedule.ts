@@ -17,13 +17,14 @@ import { exportShard } from '../../lib/export/export-shard.js';
 import type { LeaseTimers } from '../../lib/fence/lease-keeper.js';
 import { type FlushDeps, flushShard } from '../../lib/flush/flush-shard.js';
 import { handlePut } from '../../lib/http/put-route.js';
-import { voidLifetimeMs } from '../../lib/liveness.js';
+import { itemLifetimes, voidLifetimeMs } from '../../lib/liveness.js';
 import { ensureTable } from '../../lib/memtable/create-table.js';
 import type { Table } from '../../lib/memtable/table.js';
 import { logger } from '../../lib/observability/telemetry.js';
 import { CommitDelayEstimate } from '../../lib/put/durable-wait.js';
 import type { PutDeps } from '../../lib/put/put-rows.js';
 import type { RecoveryDeps } from '../../lib/recovery/deps.js';
+import { HealKind } from '../../lib/recovery/findings.js';
 import { rebuildShard } from '../../lib/recovery/rebuild.js';
 import { verifyShard } from '../../lib/recovery/verify.js';
 import { seededRandom } from '../../lib/seeded-random.js';
@@ -37,17 +38,43 @@ import { FaultyDynamoClient } from '../support/sim-dynamodb/faulty-dynamo-client
 import { MemoryDynamoDB } from '../support/sim-dynamodb/memory-dynamodb.js';
 import { SwitchableStore } from '../support/stepped-flusher.js';
 import { type CheckInput, checkBuffered, finalChecks, peekRecord } from './checker.js';
+import { simClient } from './client-transport.js';
+import { FifoQueue } from './fifo-queue.js';
 import { type AttemptOutcome, History } from './history.js';
+import { type ReaderRun, runReader, validManifests } from './lifecycle-checks.js';
 import { CreatedObjects, RecordingStore, SimStore } from './sim-store.js';
 import { type Intent, intentsFor, type ScheduleParams } from './workload.js';
-import { type ActorKind, makeZlibSynchronous, World } from './world.js';
+import { type ActorKind, CLOCK_ORIGIN_MS, makeZlibSynchronous, World } from './world.js';
 
 /** The outcome of one schedule. */
 export interface ScheduleResult {
   params: ScheduleParams;
   violations: string[];
   trace: string[];
-  stats: { steps: number; virtualMs: number; attempts: number; acks: number; kills: number };
+  stats: {
+    steps: number;
+    virtualMs: number;
+    attempts: number;
+    acks: number;
+    kills: number;
+    /** How often issue 20's areas did something, so a check over them is never vacuous. */
+    lifecycle: LifecycleCounts;
+  };
+}
+
+/** Events of issue 20's areas in one schedule. */
+export interface LifecycleCounts {
+  /** Pending items the scheduled verify renewed. */
+  renewals: number;
+  /** Puts refused by the stall refusal. */
+  stallRefusals: number;
+  /** Exports retired and orphans swept by retention. */
+  retired: number;
+  orphansSwept: number;
+  /** FIFO messages failed back to the queue (their own failure or their group's). */
+  fifoHeldBack: number;
+  /** Rows yielded by tail readers run during the schedule. */
+  readerRows: number;
 }
 
 const TABLE = 'sim';
@@ -55,8 +82,13 @@ const INTERVAL_MS = 1_000;
 const MAX_ATTEMPTS = 8;
 const MAX_STEPS = 400_000;
 
+/** Idempotency window of `expiry` schedules: batch items then live ~10.6 s (L5). */
+const EXPIRY_IDEMPOTENCY_TTL_MS = 6_000;
+/** How often the scheduled verify runs in `expiry` schedules (well under half the batch lifetime). */
+const KEEPER_INTERVAL_MS = 2_000;
+
 /** The service settings every schedule runs with: short bounds, small objects, a tight buffer. */
-export function simConfig(): ShardwalConfig {
+export function simConfig(params?: Pick<ScheduleParams, 'expiry'>): ShardwalConfig {
   return validateSettings({
     flushIntervalMs: INTERVAL_MS,
     putDeadlineMs: 2_000,
@@ -67,7 +99,7 @@ export function simConfig(): ShardwalConfig {
     maxWalObjectBytes: 3_000,
     maxBufferedBytes: 600_000,
     flushTriggerBytes: 4_000,
-    idempotencyTtlMs: 600_000,
+    idempotencyTtlMs: params?.expiry ? EXPIRY_IDEMPOTENCY_TTL_MS : 600_000,
     walRetentionMs: 1_500,
   });
 }
@@ -103,7 +135,10 @@ export async function runSchedule(
     traceLimit,
   );
   const random = seededRandom(params.seed ^ 0x27d4eb2f);
-  const config = simConfig();
+  const config = simConfig(params);
+  // Its own stream, so the draws of schedules without issue 20's areas stay what they were.
+  const lifecycleRandom = seededRandom(params.seed ^ 0x2545f491);
+  const lifetimes = itemLifetimes(config);
   const shards = Array.from({ length: params.shards }, (_, i) => `s${i}`);
   const intents = intentsFor(params);
   const history = new History(intents);
@@ -111,7 +146,7 @@ export async function runSchedule(
   const db = new MemoryDynamoDB({
     beforeApply: (_command, info) => world.park(`ddb ${info.operation}`),
     afterApply: (command, info) => {
-      noteAllocation(history, command, info.output);
+      noteAllocation(history, command, info.output, lifetimes.batchMs, world.now);
       return world.park(`ddb ${info.operation}-done`, 0);
     },
     maxPageItems: 5,
@@ -123,7 +158,12 @@ export async function runSchedule(
       : {},
     sleep: world.sleep,
   });
-  const table: Table = { client: dynamo as unknown as DynamoDBClient, tableName: TABLE };
+  // As the service builds it (`lib/runtime/service.ts`): item lifetimes from the settings.
+  const table: Table = {
+    client: dynamo as unknown as DynamoDBClient,
+    tableName: TABLE,
+    lifetimes,
+  };
   await ensureTable({ client: db as unknown as DynamoDBClient, tableName: TABLE });
 
   const created = new CreatedObjects();
@@ -139,7 +179,36 @@ export async function runSchedule(
   if (params.spillBytes !== undefined) {
     table.spill = { store: () => store, thresholdBytes: params.spillBytes };
   }
-  const check: CheckInput = { history, db, tableName: TABLE, created, store: memory, shards };
+  const exportRetentionMs = params.retention ? lifecycleRandom() * 3_000 : undefined;
+  const historyRetentionMs = params.retention ? Math.floor(lifecycleRandom() * 4_000) : 0;
+  const readers: ReaderRun[] = [];
+  const counts: LifecycleCounts = {
+    renewals: 0,
+    stallRefusals: 0,
+    retired: 0,
+    orphansSwept: 0,
+    fifoHeldBack: 0,
+    readerRows: 0,
+  };
+  const countRetention = (report: Awaited<ReturnType<typeof exportShard>>) => {
+    counts.retired += report.retention?.retired.length ?? 0;
+    counts.orphansSwept +=
+      (report.retention?.orphans.parts ?? 0) + (report.retention?.orphans.segments ?? 0);
+  };
+  const damagedKeys = new Set<string>();
+  const check: CheckInput = {
+    history,
+    db,
+    tableName: TABLE,
+    created,
+    store: memory,
+    shards,
+    exportRetentionMs: exportRetentionMs ?? config.walRetentionMs,
+    clockNow: () => CLOCK_ORIGIN_MS + world.now,
+    expiry: params.expiry,
+    readers,
+    damagedKeys,
+  };
 
   const skew = () => Math.round((random() - 0.5) * config.clockSkewMs);
   let owners = 0;
@@ -194,6 +263,8 @@ export async function runSchedule(
     store,
     now: world.clock,
     walRetentionMs: config.walRetentionMs,
+    exportRetentionMs,
+    historyRetentionMs,
   };
   // Its own stream, so the draws of a schedule without it stay what they were.
   const slotRandom = seededRandom(params.seed ^ 0x61c88647);
@@ -221,11 +292,71 @@ export async function runSchedule(
   };
 
   // The producers.
+  const retryWindowMs = config.idempotencyTtlMs - config.putDeadlineMs - 2 * config.clockSkewMs;
+  const fifo = new FifoQueue(world, history, putDeps, () => {
+    kills += 1;
+  });
   const clients: Array<Promise<void>> = [];
-  const client = (intent: Intent) => {
+  /** Records one request of `intent` and checks its answer: no 5xx but unavailable or poisoned. */
+  const recordAttempt = (
+    intent: Intent,
+    attempt: number,
+    startedAt: number,
+    outcome: AttemptOutcome,
+  ) => {
+    if (outcome.kind === 'crashed') kills += 1;
+    if (outcome.kind === 'error' && outcome.message.includes('have not been flushed')) {
+      counts.stallRefusals += 1;
+    }
+    if (outcome.kind === 'error' && (outcome.status >= 500 || outcome.errorKind === 'internal')) {
+      if (outcome.errorKind !== ErrorKind.unavailable && outcome.errorKind !== ErrorKind.poisoned) {
+        history.violation(
+          world.now,
+          `put ${intent.id}.${attempt}: ${outcome.status} ${outcome.errorKind}: ${outcome.message}`,
+        );
+      }
+    }
+    history.attempts.push({ intent: intent.id, attempt, startedAt, endedAt: world.now, outcome });
+    world.trace.add(world.now, `put ${intent.id}.${attempt} → ${describe(outcome)}`);
+  };
+  // Its own stream, so the draws of schedules without it stay what they were.
+  const clientRandom = seededRandom(params.seed ^ 0x7f4a7c15);
+  /** A producer using `lib/client`: its own retries, one Idempotency-Key for all of them. */
+  const libraryClient = (intent: Intent) => {
     const spawned = world.spawn(`client-${intent.id}`, 'client', 0, async () => {
+      let attempt = 0;
+      const api = simClient({
+        world,
+        deps: putDeps,
+        name: `put-${intent.id}`,
+        skew,
+        random: clientRandom,
+        // A producer retries within the idempotency window, or a retry is a new put.
+        maxElapsedMs: params.expiry ? retryWindowMs : 60_000,
+        onRequest: (outcome, startedAt) => recordAttempt(intent, ++attempt, startedAt, outcome),
+      });
+      const rowTexts = intent.rows.map((row) => JSON.stringify(row));
+      const options = {
+        key: intent.idempotencyKey,
+        keyField: intent.keyField,
+        durable: intent.durable,
+      };
+      const ack = await api.putRowTexts(intent.shard, rowTexts, options).catch(() => undefined);
+      if (ack?.durable) await checkDurableAck(intent, ack.seq);
+    });
+    clients.push(spawned.promise);
+  };
+  const client = (intent: Intent) => {
+    if (params.viaClient && intent.transport === 'http' && intent.idempotencyKey) {
+      libraryClient(intent);
+      return;
+    }
+    const spawned = world.spawn(`client-${intent.id}`, 'client', 0, async () => {
+      const firstAt = world.now;
       for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
         const startedAt = world.now;
+        // A producer retries within the idempotency window, or a retry is a new put.
+        if (attempt > 1 && startedAt - firstAt > retryWindowMs) return;
         const proc = world.spawn(`put-${intent.id}.${attempt}`, 'put', skew(), () =>
           attemptPut(intent, putDeps),
         );
@@ -233,29 +364,7 @@ export async function runSchedule(
           proc.promise,
           proc.actor.died.then((): AttemptOutcome => ({ kind: 'crashed' })),
         ]);
-        if (outcome.kind === 'crashed') kills += 1;
-        if (
-          outcome.kind === 'error' &&
-          (outcome.status >= 500 || outcome.errorKind === 'internal')
-        ) {
-          if (
-            outcome.errorKind !== ErrorKind.unavailable &&
-            outcome.errorKind !== ErrorKind.poisoned
-          ) {
-            history.violation(
-              world.now,
-              `put ${intent.id}.${attempt}: ${outcome.status} ${outcome.errorKind}: ${outcome.message}`,
-            );
-          }
-        }
-        history.attempts.push({
-          intent: intent.id,
-          attempt,
-          startedAt,
-          endedAt: world.now,
-          outcome,
-        });
-        world.trace.add(world.now, `put ${intent.id}.${attempt} → ${describe(outcome)}`);
+        recordAttempt(intent, attempt, startedAt, outcome);
         if (outcome.kind === 'ack') {
           if (outcome.durable) await checkDurableAck(intent, outcome.seq);
           return;
@@ -279,7 +388,7 @@ export async function runSchedule(
   // The schedule of events: arrivals, ticks, exports, verifies, rebuilds.
   const events: Array<{ at: number; fire: () => void }> = intents.map((intent) => ({
     at: intent.arriveAt,
-    fire: () => client(intent),
+    fire: () => (intent.transport === 'fifo' ? fifo.send(intent) : client(intent)),
   }));
   const pickShard = () => shards[Math.floor(random() * shards.length)]!;
   const at = () => Math.floor(random() * (params.spanMs + 3_000));
@@ -292,10 +401,12 @@ export async function runSchedule(
       fire: () =>
         background(`export-${i}`, 'export', async () => {
           const report = await exportShard(exportDeps, shard);
+          countRetention(report);
           // A bad export (bit rot, an older writer's bug): readers must pass over it (T1).
           if (damage && report.status === 'exported' && report.key && !corrupted.has(shard)) {
             corrupted.add(shard);
             await world.outside(() => damageObject(memory, report.key!));
+            damagedKeys.add(report.key);
             world.trace.add(world.now, `DAMAGE ${report.key}`);
           }
         }),
@@ -319,20 +430,77 @@ export async function runSchedule(
         ),
     });
   }
+  // Issue 20's areas: more exports racing under short retention, tail readers, the scheduled verify.
+  const extraExports = params.retention ? 3 + Math.floor(lifecycleRandom() * 5) : 0;
+  const retentionShards = shards.slice(0, 1 + Math.floor(lifecycleRandom() * shards.length));
+  for (let i = 0; i < extraExports; i++) {
+    const shard = retentionShards[Math.floor(lifecycleRandom() * retentionShards.length)]!;
+    const name = `export-r${i}`;
+    events.push({
+      at: Math.floor(lifecycleRandom() * (params.spanMs + 3_000)),
+      fire: () =>
+        background(name, 'export', async () =>
+          countRetention(await exportShard(exportDeps, shard)),
+        ),
+    });
+  }
+  for (let i = 0; i < params.readers; i++) {
+    const shard = shards[Math.floor(lifecycleRandom() * shards.length)]!;
+    const pick = lifecycleRandom();
+    events.push({
+      at: Math.floor(lifecycleRandom() * (params.spanMs + 3_000)),
+      fire: () => void startReader(`reader-${i}`, shard, pick),
+    });
+  }
   events.sort((a, b) => a.at - b.at);
+  let keepers = 0;
+  /** The scheduled verify (`verifyAll`'s work, shard by shard): heals, expiry extension included. */
+  const scheduledVerify = () => {
+    const owner = `keeper-${++keepers}`;
+    background(owner, 'keeper', async () => {
+      for (const shard of shards) {
+        const report = await verifyShard(recoveryDeps(owner), shard);
+        for (const heal of report.heals) {
+          if (heal.kind === HealKind.pendingExpiryExtended) counts.renewals += 1;
+        }
+      }
+    });
+  };
+  /** A tail reader from a seq at or near the newest export's boundary (or seq 1). */
+  const startReader = async (name: string, shard: string, pick: number) => {
+    const manifests = await world.outside(() => validManifests(memory, shard));
+    const boundary = manifests.at(-1)?.header.lastSeq ?? 0;
+    const from = Math.max(1, pick < 0.2 ? 1 : boundary + Math.floor(pick * 5) - 2);
+    const run: ReaderRun = { name, shard, from, rows: [], error: undefined };
+    readers.push(run);
+    world.spawn(name, 'reader', 0, () =>
+      runReader(store, run, { now: world.clock, sleep: world.sleep }),
+    );
+  };
 
   let nextTick = INTERVAL_MS;
+  let nextKeeper = KEEPER_INTERVAL_MS;
   let sinceCheck = 0;
   /** Runs the world up to virtual time `until`, ticking on the grid and firing due events. */
   const advanceTo = async (until: number) => {
     while (world.now < until && world.steps < MAX_STEPS) {
-      const nextEvent = Math.min(events[0]?.at ?? Number.POSITIVE_INFINITY, nextTick, until);
+      const nextEvent = Math.min(
+        events[0]?.at ?? Number.POSITIVE_INFINITY,
+        nextTick,
+        params.expiry ? nextKeeper : Number.POSITIVE_INFINITY,
+        until,
+      );
       if (!(await world.step(nextEvent))) world.now = Math.max(world.now, nextEvent);
       if (++sinceCheck >= 25) {
         sinceCheck = 0;
         await world.outside(() => checkBuffered(check, world.now));
       }
       while (events[0] && events[0].at <= world.now) events.shift()!.fire();
+      fifo.poll();
+      if (params.expiry && nextKeeper <= world.now) {
+        scheduledVerify();
+        nextKeeper = world.now + KEEPER_INTERVAL_MS;
+      }
       if (nextTick <= world.now) {
         tick();
         nextTick = (Math.floor(world.now / INTERVAL_MS) + 1) * INTERVAL_MS;
@@ -352,12 +520,14 @@ export async function runSchedule(
     settled = true;
   });
   const drainEnd = world.now + 120_000;
-  while (!settled && world.now < drainEnd && world.steps < MAX_STEPS) {
+  while (!(settled && fifo.empty) && world.now < drainEnd && world.steps < MAX_STEPS) {
     await advanceTo(world.now + INTERVAL_MS);
     await rerunInterruptedRebuilds();
   }
   if (!settled)
     history.violation(world.now, 'producers did not finish within 120 s after faults stopped');
+  if (!fifo.empty)
+    history.violation(world.now, 'FIFO messages were still queued 120 s after faults stopped');
   // 3. Liveness: every allocated seq durable within the bound.
   const bound =
     config.leaseMs + config.gapSealMs + config.reservationLeaseMs + 6_000 + 5 * INTERVAL_MS;
@@ -367,7 +537,10 @@ export async function runSchedule(
     await rerunInterruptedRebuilds();
   }
   await advanceTo(world.now + 2 * INTERVAL_MS); // the last tick clears the pending markers
-  while (world.live().some((a) => a.kind !== 'tick') && world.steps < MAX_STEPS) {
+  while (
+    world.live().some((a) => a.kind !== 'tick' && a.kind !== 'keeper') &&
+    world.steps < MAX_STEPS
+  ) {
     await advanceTo(world.now + INTERVAL_MS);
   }
   if (world.steps >= MAX_STEPS) history.violation(world.now, `gave up after ${MAX_STEPS} steps`);
@@ -383,6 +556,13 @@ export async function runSchedule(
       attempts: history.attempts.length,
       acks: history.attempts.filter((a) => a.outcome.kind === 'ack').length,
       kills,
+      lifecycle: {
+        ...counts,
+        fifoHeldBack: history.attempts.filter(
+          (a) => a.outcome.kind === 'error' && a.outcome.errorKind === 'held-back',
+        ).length,
+        readerRows: readers.reduce((n, run) => n + run.rows.length, 0),
+      },
     },
   };
 
@@ -485,8 +665,18 @@ function describe(outcome: AttemptOutcome): string {
   return `${outcome.status} ${outcome.errorKind}: ${outcome.message.slice(0, 120)}`;
 }
 
-/** Records an allocation update that applied (its caller may never learn it). */
-function noteAllocation(history: History, command: unknown, output: unknown): void {
+/**
+ * Records an allocation update that applied (its caller may never learn it), and checks V9:
+ * it applied only while the shard's oldest pending batch was younger than half the batch
+ * lifetime, by the clock the allocation ran on (`:now`).
+ */
+function noteAllocation(
+  history: History,
+  command: unknown,
+  output: unknown,
+  batchMs: number,
+  virtualNow: number,
+): void {
   const input = (command as { input?: { UpdateExpression?: string } }).input;
   if (!input?.UpdateExpression?.includes('nextSeq = if_not_exists')) return;
   const attributes = (output as { Attributes?: Record<string, { N?: string; S?: string }> })
@@ -496,6 +686,14 @@ function noteAllocation(history: History, command: unknown, output: unknown): vo
     Key?: { pk?: { S?: string } };
     ExpressionAttributeValues?: Record<string, { N?: string }>;
   };
+  const nowMs = Number(update.ExpressionAttributeValues?.[':now']?.N);
+  const pendingSinceMs = Number(attributes.pendingSinceMs?.N);
+  if (pendingSinceMs <= nowMs - Math.floor(batchMs / 2)) {
+    history.violation(
+      virtualNow,
+      `${update.Key?.pk?.S}: seq ${Number(attributes.nextSeq?.N) - 1} allocated while batches were pending for ${nowMs - pendingSinceMs} ms, past the stall refusal at half the batch lifetime (${Math.floor(batchMs / 2)} ms)`,
+    );
+  }
   history.allocated({
     shard: (update.Key?.pk?.S ?? '').replace(/^shard#/, ''),
     seq: Number(attributes.nextSeq?.N) - 1,

@@ -22,6 +22,10 @@ function smaller(params: ScheduleParams): ScheduleParams[] {
   }
   if (params.spillBytes !== undefined) out.push({ ...params, spillBytes: undefined });
   if (params.claimAhead) out.push({ ...params, claimAhead: false });
+  for (const field of ['expiry', 'retention', 'fifo', 'viaClient'] as const) {
+    if (params[field]) out.push({ ...params, [field]: false });
+  }
+  if (params.readers > 0) out.push({ ...params, readers: 0 });
   if (params.spanMs > 1_000) out.push({ ...params, spanMs: halve(params.spanMs) });
   return out;
 }

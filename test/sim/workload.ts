@@ -7,8 +7,8 @@
 import { seededRandom } from '../../lib/seeded-random.js';
 import type { JsonObject } from '../../lib/wal/format.js';
 
-/** How a put reaches shardwal. */
-export type Transport = 'http' | 'sqs';
+/** How a put reaches shardwal: HTTP, a standard SQS queue, or a FIFO queue's message group. */
+export type Transport = 'http' | 'sqs' | 'fifo';
 
 /** One producer's put, retried as its transport would. */
 export interface Intent {
@@ -47,6 +47,19 @@ export interface ScheduleParams {
   spillBytes: number | undefined;
   /** Ticks claim ahead of a slot and resolve at it (K1 in `lib/ticker/claim-lead.ts`). */
   claimAhead: boolean;
+  /**
+   * Short item lifetimes (L5): a 6 s idempotency window makes batch items expire ~10 s after
+   * their write, so the stall refusal and the scheduled verify's expiry extension matter.
+   */
+  expiry: boolean;
+  /** Export and history retention set short, with more exports racing on the shards. */
+  retention: boolean;
+  /** SQS puts come through a FIFO queue, one message group per shard. */
+  fifo: boolean;
+  /** Tail readers started during the run (`tailShard`, no follow), from seqs near export boundaries. */
+  readers: number;
+  /** Idempotent HTTP puts go through `lib/client` (its retries under one Idempotency-Key). */
+  viaClient: boolean;
 }
 
 /** Draws a schedule's parameters from its seed. */
@@ -68,6 +81,12 @@ export function paramsFor(seed: number): ScheduleParams {
     // Drawn last, so the fields above stay what they were for every seed.
     spillBytes: random() < 0.5 ? undefined : random() < 0.5 ? 0 : 60,
     claimAhead: random() < 0.5,
+    // Issue 20's areas, drawn after the fields above so those stay what they were.
+    expiry: random() < 0.3,
+    retention: random() < 0.35,
+    fifo: random() < 0.3,
+    readers: random() < 0.4 ? 1 + Math.floor(random() * 2) : 0,
+    viaClient: random() < 0.3,
   };
 }
 
@@ -79,8 +98,11 @@ export function intentsFor(params: ScheduleParams): Intent[] {
   const intents: Intent[] = [];
   for (let id = 1; id <= params.puts; id++) {
     const shard = `s${Math.floor(random() ** 2 * params.shards)}`;
-    const transport: Transport = random() < 0.25 ? 'sqs' : 'http';
-    const idempotent = transport === 'sqs' || random() < 0.6;
+    // Not with short lifetimes: a FIFO message held back past its 6 s idempotency window lands
+    // again as a new put (the scaled hold-backs reach it; the real ones stay inside 24 h).
+    const fifo = params.fifo && !params.expiry;
+    const transport: Transport = random() < 0.25 ? (fifo ? 'fifo' : 'sqs') : 'http';
+    const idempotent = transport !== 'http' || random() < 0.6;
     const keyed = random() < 0.35;
     const tag = `p${id}`;
     const rows: JsonObject[] = [];

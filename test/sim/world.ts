@@ -27,7 +27,16 @@ import type { ZlibOptions } from 'node:zlib';
 import { seededRandom } from '../../lib/seeded-random.js';
 
 /** Kinds of actor; the checker and the kill policy tell them apart. */
-export type ActorKind = 'put' | 'client' | 'flush' | 'tick' | 'export' | 'verify' | 'rebuild';
+export type ActorKind =
+  | 'put'
+  | 'client'
+  | 'flush'
+  | 'tick'
+  | 'export'
+  | 'verify'
+  | 'rebuild'
+  | 'keeper'
+  | 'reader';
 
 /** One concurrent activity (a put's process, a flusher, a tick, ...). */
 export interface Actor {

@@ -4,6 +4,7 @@
  * simulation and the mutant's own tests. A mutant the checker and tests do not
  * kill is a hole in them. Later issues add theirs here.
  */
+import { TABLE_MUTANTS } from '../table/mutants.js';
 
 /** One textual change to one file. */
 export interface Edit {
@@ -912,4 +913,6 @@ export const MUTANTS: Mutant[] = [
     ],
     tests: ['test/recovery/divergence.test.ts'],
   },
+  // The Iceberg tables' planted bugs: killed by their own tests (the simulation does not model tables).
+  ...TABLE_MUTANTS,
 ];

@@ -252,13 +252,14 @@ export const MUTANTS: Mutant[] = [
     edits: [
       {
         file: 'lib/memtable/reset-cursors.ts',
-        find: ', poisonedAtMs = :now, registryPk = :registryPk, registryShard = :registryShard',
-        replace: ', poisonedAtMs = :now',
+        find: 'poisonedAtMs = :now, registryPk = :registryPk, registryShard = :registryShard, pendingPk',
+        replace: 'poisonedAtMs = :now, pendingPk',
       },
       {
+        // The pending index still names the shard; only the registry's partition is gone.
         file: 'lib/memtable/reset-cursors.ts',
-        find: '        ...registryEntry(shard).values,\n',
-        replace: '',
+        find: '      ...registryEntry(shard).values,\n',
+        replace: "      ':registryShard': registryEntry(shard).values[':registryShard']!,\n",
       },
     ],
     tests: ['test/export/registry.test.ts'],
@@ -895,8 +896,8 @@ export const MUTANTS: Mutant[] = [
     edits: [
       {
         file: 'lib/recovery/rebuild.ts',
-        find: '    await releaseRebuildFence(deps.table, shard, fenced.epoch, before?.poison);',
-        replace: '    await releaseRebuildFence(deps.table, shard, fenced.epoch, undefined);',
+        find: "poisonAfterStop: (stop) => (underRebuild ? stoppedPoison(shard, stop) : before?.poison),",
+        replace: "poisonAfterStop: (stop) => (underRebuild ? stoppedPoison(shard, stop) : undefined),",
       },
     ],
     tests: ['test/recovery/rebuild-rollback.test.ts', 'test/recovery/divergence.test.ts'],

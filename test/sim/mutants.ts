@@ -896,8 +896,9 @@ export const MUTANTS: Mutant[] = [
     edits: [
       {
         file: 'lib/recovery/rebuild.ts',
-        find: "poisonAfterStop: (stop) => (underRebuild ? stoppedPoison(shard, stop) : before?.poison),",
-        replace: "poisonAfterStop: (stop) => (underRebuild ? stoppedPoison(shard, stop) : undefined),",
+        find: 'poisonAfterStop: (stop) => (underRebuild ? stoppedPoison(shard, stop) : before?.poison),',
+        replace:
+          'poisonAfterStop: (stop) => (underRebuild ? stoppedPoison(shard, stop) : undefined),',
       },
     ],
     tests: ['test/recovery/rebuild-rollback.test.ts', 'test/recovery/divergence.test.ts'],

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Code } from 'aws-cdk-lib/aws-lambda';
 import { HANDLERS, type HandlerName, PROJECT_ROOT } from '../../infra/constructs/functions.js';
+import { OPTIONAL_HANDLERS, type OptionalHandlerName } from '../../infra/constructs/handlers.js';
 import type { DeploySettings } from '../../infra/settings.js';
 import { createShardwalApp } from '../../infra/shardwal-app.js';
 import { InternalError } from '../../lib/errors.js';
@@ -45,7 +46,9 @@ export interface ScheduleFacts {
 /** Cost-relevant facts of the deployment. */
 export interface DeploymentFacts {
   settings: DeploySettings;
-  functions: Record<HandlerName, FunctionFacts>;
+  /** Every deployed function; a function a setting turns on is absent without it. */
+  functions: Record<Exclude<HandlerName, OptionalHandlerName>, FunctionFacts> &
+    Partial<Record<OptionalHandlerName, FunctionFacts>>;
   alarms: number;
   schedules: ScheduleFacts[];
   table: { billingMode: string; pitr: boolean; ttlAttribute: string | undefined };
@@ -81,12 +84,16 @@ export function deploymentFacts(context: Record<string, unknown> = {}): Deployme
   for (const [id, r] of ofType('AWS::Logs::LogGroup')) {
     retention.set(id, r.Properties?.RetentionInDays as number | undefined);
   }
-  const functions = {} as Record<HandlerName, FunctionFacts>;
+  const functions = {} as DeploymentFacts['functions'];
   for (const [name, file] of Object.entries(HANDLERS) as [HandlerName, string][]) {
     const found = ofType('AWS::Lambda::Function').find(
       ([, r]) => r.Properties?.Description === `shardwal ${file}`,
     );
-    if (!found) throw new InternalError(`template: no function described as "shardwal ${file}"`);
+    if (!found) {
+      // A function a setting turns on (the table committer) is absent from the default deployment.
+      if ((OPTIONAL_HANDLERS as readonly string[]).includes(name)) continue;
+      throw new InternalError(`template: no function described as "shardwal ${file}"`);
+    }
     const p = found[1].Properties!;
     const env = ((p.Environment as { Variables?: Record<string, string> })?.Variables ??
       {}) as Record<string, string>;

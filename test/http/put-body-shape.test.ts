@@ -5,21 +5,14 @@ import { PutMediaKind } from '../../lib/http/media-type.js';
 import { putBodyShape } from '../../lib/http/put-body-shape.js';
 import { handlePut } from '../../lib/http/put-route.js';
 import { BodyForm } from '../../lib/json/index.js';
+import { caught } from '../json/helpers.js';
 import { bodyOf, EventFile, httpEvent } from '../support/events.js';
 import { fixture, useDynalite } from '../support/harness.js';
 
 const dynalite = useDynalite();
 const { json, ndjson } = PutMediaKind;
 
-function refusal(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof InvalidInputError) return error.message;
-    throw error;
-  }
-  throw new Error('expected an InvalidInputError');
-}
+const refusal = (fn: () => unknown) => caught(InvalidInputError, fn).message;
 
 describe('putBodyShape', () => {
   it.each<[string, PutMediaKind, string, BodyForm]>([

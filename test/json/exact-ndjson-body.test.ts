@@ -7,6 +7,7 @@ import {
   JsonProblem,
   scanPutBody,
 } from '../../lib/json/index.js';
+import { caught } from './helpers.js';
 
 const RULES = {
   maxRows: 3,
@@ -17,15 +18,7 @@ const RULES = {
 };
 const NDJSON = { form: BodyForm.ndjson };
 
-function refusal(fn: () => unknown): InvalidInputError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof InvalidInputError) return error;
-    throw error;
-  }
-  throw new Error('expected an InvalidInputError');
-}
+const refusal = (fn: () => unknown) => caught(InvalidInputError, fn);
 
 describe('scanPutBody', () => {
   describe('ndjson form', () => {

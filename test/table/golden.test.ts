@@ -5,41 +5,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { MemoryObjectStore } from '../../lib/store/memory-store.js';
-import { appendTable } from '../../lib/table/append.js';
 import { MANIFEST_LIST_SCHEMA, manifestEntrySchema, readContainer } from '../../lib/table/avro.js';
 import { currentSnapshot, loadCurrent } from '../../lib/table/metadata.js';
 import { keyOfUri, metadataKey } from '../../lib/table/paths.js';
-import { testConfig, testDeps, WalWriter } from './helpers.js';
+import { goldenCommit } from './helpers.js';
 
 const golden = (name: string) => readFileSync(new URL(`./golden/${name}`, import.meta.url), 'utf8');
 const pretty = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 async function committed() {
-  const store = new MemoryObjectStore();
-  const config = testConfig(
-    '*',
-    {},
-    {
-      orders_eu: {
-        partition: 'day',
-        columns: [
-          { name: 'amount', type: 'decimal(12,2)' },
-          { name: 'at', type: 'timestamptz' },
-        ],
-      },
-    },
-  );
-  const deps = testDeps(store, config, 7);
-  const wal = new WalWriter(store, 'orders-eu');
-  await wal.append(
-    [
-      { text: '{"amount":1.25,"at":"2026-12-01T09:00:00Z"}' },
-      { key: '"o1"', text: '{"amount":2}' },
-    ],
-    Date.UTC(2026, 11, 1, 9),
-  );
-  expect((await appendTable(deps, 'orders_eu', ['orders-eu'])).status).toBe('committed');
+  const { store, deps, report } = await goldenCommit();
+  expect(report.status).toBe('committed');
   const loaded = (await loadCurrent(store, 'orders_eu'))!;
   return { store, deps, loaded };
 }

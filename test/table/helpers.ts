@@ -2,7 +2,9 @@
 import { parquetReadObjects } from 'hyparquet';
 import { walKey } from '../../lib/paths.js';
 import { seededRandom } from '../../lib/seeded-random.js';
+import { MemoryObjectStore } from '../../lib/store/memory-store.js';
 import type { ObjectStore } from '../../lib/store/object-store.js';
+import { type AppendReport, appendTable } from '../../lib/table/append.js';
 import type { TableDeps } from '../../lib/table/deps.js';
 import { currentSnapshot, loadCurrent } from '../../lib/table/metadata.js';
 import { parseTableRoutes } from '../../lib/table/names.js';
@@ -147,4 +149,40 @@ export async function readTable(deps: TableDeps, table: string): Promise<ReadRow
     }
   }
   return out.sort((a, b) => (a.shard < b.shard ? -1 : a.shard > b.shard ? 1 : a.offset - b.offset));
+}
+
+/**
+ * The commit the golden files pin (`golden.test.ts` checks them,
+ * `write-golden.ts` writes them): shard `orders-eu`, one keyless and one keyed
+ * row, into table `orders_eu` with two typed columns, partitioned by day.
+ */
+export async function goldenCommit(): Promise<{
+  store: MemoryObjectStore;
+  deps: TableDeps;
+  report: AppendReport;
+}> {
+  const store = new MemoryObjectStore();
+  const config = testConfig(
+    '*',
+    {},
+    {
+      orders_eu: {
+        partition: 'day',
+        columns: [
+          { name: 'amount', type: 'decimal(12,2)' },
+          { name: 'at', type: 'timestamptz' },
+        ],
+      },
+    },
+  );
+  const deps = testDeps(store, config, 7);
+  const wal = new WalWriter(store, 'orders-eu');
+  await wal.append(
+    [
+      { text: '{"amount":1.25,"at":"2026-12-01T09:00:00Z"}' },
+      { key: '"o1"', text: '{"amount":2}' },
+    ],
+    Date.UTC(2026, 11, 1, 9),
+  );
+  return { store, deps, report: await appendTable(deps, 'orders_eu', ['orders-eu']) };
 }

@@ -7,8 +7,10 @@
  * `node_modules/shardwal` of a temporary project (its own dependencies
  * resolve to this repository's `node_modules`), and times `shardwal
  * --help` there: the bin itself (what `npx` runs), and through `npx`, beside
- * `npx --version` (npm's own start, which no package can go below). Prints
- * the median of `RUNS` runs of each, in ms.
+ * two floors no package can go below: `npx` running a bin that does nothing
+ * (an installed package `empty`, so npm's lookup of a local bin is the same
+ * work), and `npx --version` (npm's start alone). Prints the median of `RUNS`
+ * runs of each, in ms.
  */
 import { spawnSync } from 'node:child_process';
 import {
@@ -69,10 +71,20 @@ try {
   cpSync(join(DIST_DIR, 'cli'), join(dir, 'dist', 'cli'), { recursive: true });
   cpSync(join(DIST_DIR, 'infra'), join(dir, 'dist', 'infra'), { recursive: true });
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
+  // The npx floor: a package whose bin is an empty script.
+  const empty = join(consumer, 'node_modules', 'empty');
+  mkdirSync(join(empty, 'bin'), { recursive: true });
+  writeFileSync(join(empty, 'bin', 'empty.mjs'), '#!/usr/bin/env node\n', { mode: 0o755 });
+  writeFileSync(
+    join(empty, 'package.json'),
+    '{"name":"empty","version":"1.0.0","bin":{"empty":"bin/empty.mjs"}}',
+  );
+  symlinkSync(join(empty, 'bin', 'empty.mjs'), join(consumer, 'node_modules', '.bin', 'empty'));
   const bin = join(dir, 'bin', 'shardwal.mjs');
   const rows = [
     ['shardwal --help (the bin)', median(process.execPath, [bin, '--help'], consumer)],
     ['npx shardwal --help', median('npx', ['--no-install', 'shardwal', '--help'], consumer)],
+    ['npx empty (an empty bin)', median('npx', ['--no-install', 'empty'], consumer)],
     ['npx --version (npm alone)', median('npx', ['--version'], consumer)],
     ['node -e 0 (Node alone)', median(process.execPath, ['-e', '0'], consumer)],
   ] as const;

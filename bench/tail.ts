@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
-import { runTail } from '../lib/cli/tail-command.js';
+import { runTail } from '../lib/cli/tail-run.js';
 import { tailShard, tailShardBatches } from '../lib/client/reader/tail-shard.js';
 import { exportShard } from '../lib/export/export-shard.js';
 import { decodeManifest } from '../lib/manifest/codec.js';

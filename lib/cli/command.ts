@@ -1,6 +1,8 @@
 /**
- * The CLI's command-module interface. A command is one file exporting a
- * `CliCommand`, listed once in `commands.ts`; `main.ts` parses its options
+ * The CLI's command-module interface. A command is a declaration
+ * (`<name>-command.ts`, exporting a `CliCommand`, listed once in
+ * `commands.ts`) whose `run` imports its code (`<name>-run.ts`) when it runs,
+ * so `--help` and every other command load none of it; `main.ts` parses its options
  * and positional arguments from the declaration, prints its help, and maps
  * what it throws to an exit code:
  *

@@ -1,6 +1,6 @@
 /**
- * The command table. Adding a command is one file exporting a `CliCommand`
- * (see `command.ts`) and one line here; help, option parsing and exit codes
+ * The command table. Adding a command is its declaration and its code (see
+ * `command.ts`) and one line here; help, option parsing and exit codes
  * come from the declaration.
  */
 import type { CliCommand } from './command.js';

@@ -6,21 +6,10 @@
  * or was `skipped` (a poisoned shard, a record behind S3); `up-to-date`,
  * `exported` and `adopted` exit 0. With `--all`, exit 1 when any shard's did.
  */
+import type { CliCommand } from './command.js';
+import { REPORT_OPTIONS, TARGET_OPTIONS } from './options.js';
 
-import { exportAll } from '../export/export-all.js';
-import { type ExportReport, ExportStatus } from '../export/export-report.js';
-import { exportShard } from '../export/export-shard.js';
-import { renderExportAllReport, renderExportReport } from '../export/render.js';
-import { booleanOption, type CliCommand } from './command.js';
-import { UsageError } from './errors.js';
-import { REPORT_OPTIONS, runJob } from './job-run.js';
-import { shardArgument } from './shard-argument.js';
-import { TARGET_OPTIONS } from './target.js';
-
-const exported = (report: ExportReport) =>
-  report.status !== ExportStatus.failed && report.status !== ExportStatus.skipped;
-
-/** The export command. */
+/** The export command: its declaration; the code runs from `export-run.ts`, loaded only when it runs. */
 export const exportCommand: CliCommand = {
   name: 'export',
   args: ['[shard]'],
@@ -43,20 +32,5 @@ export const exportCommand: CliCommand = {
     'no-retention': { type: 'boolean', description: 'retire nothing in this run' },
     ...REPORT_OPTIONS,
   },
-  async run(input, io) {
-    const all = booleanOption(input, 'all');
-    if (all && input.args.length > 0) throw new UsageError('give a shard or --all, not both');
-    if (!all && input.args.length === 0) throw new UsageError('missing <shard> (or --all)');
-    const shard = all ? undefined : shardArgument(input);
-    const retention = !booleanOption(input, 'no-retention');
-    return runJob(input, io, { command: 'export', job: 'export' }, async (deps, onProgress) => {
-      if (shard === undefined) {
-        const report = await exportAll(deps.exportDeps, { retention, onProgress });
-        const ok = report.failed.length === 0 && report.reports.every(exported);
-        return { text: renderExportAllReport(report), json: report, ok };
-      }
-      const report = await exportShard(deps.exportDeps, shard, { retention, onProgress });
-      return { text: renderExportReport(report), json: report, ok: exported(report) };
-    });
-  },
+  run: (input, io) => import('./export-run.js').then((m) => m.runExport(input, io)),
 };

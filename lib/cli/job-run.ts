@@ -10,26 +10,11 @@
 import { logger } from '../observability/telemetry.js';
 import type { ProgressListener } from '../recovery/progress.js';
 import { reportJson } from '../recovery/render.js';
-import {
-  booleanOption,
-  type CliIo,
-  type CliOption,
-  type CommandInput,
-  ExitCode,
-} from './command.js';
+import { booleanOption, type CliIo, type CommandInput, ExitCode } from './command.js';
 import { type JobDeps, jobDeps } from './job-deps.js';
 import { writeText } from './output.js';
 import { progressDisplay } from './progress.js';
 import { openTarget, requireStore, requireTable } from './target.js';
-
-/** The options every job command takes besides the target's. */
-export const REPORT_OPTIONS = {
-  json: { type: 'boolean', description: 'print the report as JSON (default: readable text)' },
-  progress: {
-    type: 'boolean',
-    description: 'show progress on stderr when it is not a terminal (a terminal always shows it)',
-  },
-} as const satisfies Record<string, CliOption>;
 
 /** What a job resolves to. */
 export interface JobOutcome {

@@ -6,14 +6,10 @@
  * a value past the largest seq the service can issue is a usage error naming
  * that limit, never rounded.
  */
-import { seqStatus, shardStatus } from '../http/status-route.js';
-import { booleanOption, type CliCommand } from './command.js';
-import { seqArgument } from './integer-argument.js';
-import { writeText } from './output.js';
-import { shardArgument } from './shard-argument.js';
-import { openTarget, requireTable, TARGET_OPTIONS } from './target.js';
+import type { CliCommand } from './command.js';
+import { TARGET_OPTIONS } from './options.js';
 
-/** The status command. */
+/** The status command: its declaration; the code runs from `status-run.ts`, loaded only when it runs. */
 export const statusCommand: CliCommand = {
   name: 'status',
   args: ['<shard>', '[seq]'],
@@ -31,24 +27,5 @@ export const statusCommand: CliCommand = {
     bucket: TARGET_OPTIONS.bucket,
     json: { type: 'boolean', description: 'print compact JSON on one line (default: indented)' },
   },
-  async run(input, io) {
-    const shard = shardArgument(input);
-    const seqText = input.args[1];
-    const seq = seqText === undefined ? undefined : seqArgument('<seq>', seqText);
-    const target = await openTarget(input, io);
-    try {
-      const table = requireTable(target, 'status');
-      const status =
-        seq === undefined
-          ? await shardStatus(table, shard)
-          : await seqStatus(table, shard, seq, target.store);
-      const text = booleanOption(input, 'json')
-        ? JSON.stringify(status)
-        : JSON.stringify(status, null, 2);
-      await writeText(io.stdout, `${text}\n`);
-    } finally {
-      await target.close();
-    }
-    return 0;
-  },
+  run: (input, io) => import('./status-run.js').then((m) => m.runStatus(input, io)),
 };

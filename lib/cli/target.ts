@@ -5,7 +5,7 @@
  * and credentials from the usual AWS environment; `SHARDWAL_DYNAMODB_ENDPOINT`
  * and `SHARDWAL_S3_ENDPOINT` point them at emulators).
  *
- * Commands spread the options they accept from `TARGET_OPTIONS` and call
+ * Commands spread the options they accept from `TARGET_OPTIONS` (`options.ts`) and call
  * `openTarget`, then check which half they need with `requireTable` /
  * `requireStore`.
  */
@@ -17,28 +17,9 @@ import { LOCAL_SETTINGS } from '../local/local-settings.js';
 import type { Table } from '../memtable/table.js';
 import { FsObjectStore } from '../store/fs-store.js';
 import type { ObjectStore } from '../store/object-store.js';
-import { type CliIo, type CliOption, type CommandInput, stringOption } from './command.js';
+import { type CliIo, type CommandInput, stringOption } from './command.js';
 import { UsageError } from './errors.js';
 import { writeText } from './output.js';
-
-/** The options that choose a target. */
-export const TARGET_OPTIONS = {
-  'data-dir': {
-    type: 'string',
-    value: '<dir>',
-    description: `local data folder (default: $${LOCAL_SETTINGS.dataDir.env} or ${LOCAL_SETTINGS.dataDir.default})`,
-  },
-  table: {
-    type: 'string',
-    value: '<name>',
-    description: 'use the DynamoDB table <name> in AWS instead of the local data folder',
-  },
-  bucket: {
-    type: 'string',
-    value: '<name>',
-    description: 'use the S3 bucket <name> in AWS instead of the local data folder',
-  },
-} as const satisfies Record<string, CliOption>;
 
 /** How `openTarget` treats a local data folder. */
 export interface TargetOptions {

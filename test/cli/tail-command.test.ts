@@ -13,7 +13,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.js';
-import { runTail } from '../../lib/cli/tail-command.js';
+import { runTail } from '../../lib/cli/tail-run.js';
 import { ShardwalHttpClient } from '../../lib/client/http-client.js';
 import { testStackSettings } from '../support/local-stack.js';
 import { cli, jsonLines } from './cli-io.js';

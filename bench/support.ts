@@ -1,5 +1,11 @@
-/** Benchmark helpers: seeded data, request counting, percentiles. */
+/** Benchmark helpers: seeded data, request counting, percentiles, WAL objects as the flusher writes them. */
+import { spawn } from 'node:child_process';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { buildWalObject } from '../lib/flush/build-wal-object.js';
+import { BATCH_ENCODING, encodeBatchRows } from '../lib/memtable/batch-codec.js';
+import type { StoredBatch } from '../lib/memtable/batches.js';
+import type { ShardRecord } from '../lib/memtable/shard-record.js';
+import type { Row } from '../lib/rows/row.js';
 import type { JsonObject } from '../lib/wal/format.js';
 
 export { seededRandom } from '../lib/seeded-random.js';
@@ -49,4 +55,78 @@ export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/**
+ * The bytes of WAL object `position` as the flusher writes it today: each
+ * batch encoded by the put path (`encodeBatchRows`: row lines, one gzip
+ * member) and the object built from those members as they are
+ * (`buildWalObject`, WAL v3). Seqs run from `firstSeq`, one per batch.
+ */
+export function flushedWalObject(
+  shard: string,
+  position: number,
+  firstSeq: number,
+  firstRowOffset: number,
+  batches: readonly (readonly Row[])[],
+  createdAtMs: number,
+): Uint8Array {
+  const stored = batches.map((rows, i): StoredBatch => {
+    const encoded = encodeBatchRows(rows);
+    return {
+      seq: firstSeq + i,
+      kind: 'rows',
+      rows: [...rows],
+      rowCount: encoded.rowCount,
+      bytes: encoded.jsonBytes,
+      payload: encoded.compressed,
+      encoding: BATCH_ENCODING,
+      createdAtMs,
+      chargeEnd: undefined,
+      allocatedAtMs: undefined,
+      itemKeys: [],
+    };
+  });
+  const record = { shard, walNextPos: position, nextRowOffset: firstRowOffset } as ShardRecord;
+  return buildWalObject(record, 1, stored, createdAtMs).body;
+}
+
+/**
+ * Starts dynalite (in memory) in a child process of its own: in AWS,
+ * DynamoDB's work is not the caller's, so a bench that times its caller's
+ * CPU (`process.cpuUsage`, every thread of this process) must not count the
+ * emulator's. `close` ends the child and the client.
+ */
+export async function startDynaliteProcess(): Promise<{
+  endpoint: string;
+  client: DynamoDBClient;
+  close: () => Promise<void>;
+}> {
+  // It ends with its parent: a bench killed midway leaves no emulator behind.
+  const script = `process.on('disconnect', () => process.exit());
+    require('dynalite')({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 })
+    .listen(0, '127.0.0.1', function () { process.send({ port: this.address().port }); });`;
+  const child = spawn(process.execPath, ['-e', script], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (message) => resolve((message as { port: number }).port));
+    child.once('exit', (code) => reject(new Error(`dynalite exited with ${code}`)));
+  });
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    endpoint,
+    client,
+    close: async () => {
+      client.destroy();
+      child.kill();
+      await exited;
+    },
+  };
 }

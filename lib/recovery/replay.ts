@@ -242,6 +242,8 @@ export async function extendReplay(
   const previous = replay.walk;
   const walk = await walkWalChain(store, shard, previous.end, {
     onRow: (row) => void state.apply(row),
+    // A state that holds no row reads none: the rows' text is checked, not copied.
+    rowText: state.options.keepRows || state.options.keepKeyless,
     beginObject: () => state.beginObject(),
     rollbackObject: () => state.rollbackObject(),
     onObject: (header, after) => {

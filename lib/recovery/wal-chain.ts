@@ -62,6 +62,8 @@ export interface WalkOptions {
   until?: number;
   /** Each row, in order; provisional until the object's `onObject`. A returned promise is awaited. */
   onRow?: (row: WalRow) => Promise<void> | undefined | void;
+  /** False when `onRow` never reads a row's text (`WalSink.text`); default true. */
+  rowText?: boolean;
   /** Called before an object's rows. */
   beginObject?: () => void;
   /** Called when an object failed after some of its rows reached `onRow`. */
@@ -219,6 +221,7 @@ async function readObject(
         rows += 1;
         return options.onRow?.(row);
       },
+      text: options.rowText ?? true,
     });
     if (!complete) {
       options.rollbackObject?.();

@@ -29,6 +29,12 @@ export interface WalSink {
   header: (header: WalHeader) => boolean;
   /** Each row; a returned promise is awaited before the next line (backpressure). */
   row: (row: WalRow) => Promise<void> | undefined | void;
+  /**
+   * False when the sink never reads a row's text: rows in the encoder's
+   * exact form then carry `ROW_TEXT_NOT_READ` (checked the same, not
+   * copied). Default true.
+   */
+  text?: boolean;
 }
 
 /** Thrown inside the scan to stop it early; never escapes `scanWal`. */
@@ -52,11 +58,12 @@ export async function scanWal(
   let checker: WalChecker | undefined;
   // v3: rows take seq and offset from their batch frame.
   let frames: BatchFrames | undefined;
+  const withText = sink.text ?? true;
   try {
     await scanFrameRecords<WalRow>(objectKey, chunks, WAL_FRAME, {
       // Rows in the encoder's exact form are read without JSON.parse (`canonical-row.ts`).
       canonical: (bytes, start, end, ascii) =>
-        readCanonicalRow(bytes, start, end, ascii, frames !== undefined),
+        readCanonicalRow(bytes, start, end, ascii, frames !== undefined, withText),
       line: ({ line, tag, fields }) => {
         if (checker === undefined) {
           const header = parseHeader(fields, fail);

@@ -32,9 +32,9 @@ export interface LineStats {
 }
 
 /** Bytes of lines gathered into one gzip member (`gzip-members.ts`). */
-const BATCH_BYTES = 1024 * 1024;
+export const BATCH_BYTES = 1024 * 1024;
 /** Members compressing at once: every core, and at least two so compressing overlaps the caller. */
-const MEMBERS_IN_FLIGHT = Math.max(2, availableParallelism());
+export const MEMBERS_IN_FLIGHT = Math.max(2, availableParallelism());
 const NEWLINE = 0x0a;
 
 /** Thrown into the upload's stream when the writer is abandoned. */

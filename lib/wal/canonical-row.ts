@@ -33,6 +33,14 @@ const ROW = Buffer.from(',"row":');
 /** More digits than this may not be exact in a double; such lines take the generic path. */
 const MAX_COUNT_DIGITS = 15;
 
+/**
+ * The `text` of a row read with `withText` false: the row's bytes were
+ * checked to be one JSON object ending where the line does, and not copied.
+ * Never a row's real text (a row object always has its braces and this is
+ * the one instance), so a reader that sees it knows it asked for no text.
+ */
+export const ROW_TEXT_NOT_READ = '{}';
+
 /** Where the reader stands in the line (module state: the reader is synchronous and not re-entered). */
 let at = 0;
 
@@ -48,6 +56,7 @@ export function readCanonicalRow(
   end: number,
   ascii: boolean,
   framed = false,
+  withText = true,
 ): WalRow | undefined {
   // A pattern never holds `\n`, so a match cannot run past the line into the next one.
   if (!matches(bytes, start, PREFIX)) return undefined;
@@ -81,7 +90,7 @@ export function readCanonicalRow(
   if (!matches(bytes, at, ROW)) return undefined;
   const rowStart = at + ROW.length;
   if (objectEndInBytes(bytes, rowStart, last) !== last) return undefined;
-  row.text = bytes.toString(encoding, rowStart, last);
+  row.text = withText ? bytes.toString(encoding, rowStart, last) : ROW_TEXT_NOT_READ;
   return row;
 }
 

@@ -9,26 +9,36 @@
 import { CorruptDataError, UnknownRecordTagError } from '../errors.js';
 import { POSITION_DIGITS } from '../paths.js';
 import { BatchFrames } from './batch-frames.js';
+import { readCanonicalRow } from './canonical-row.js';
 import type { WalHeader, WalObject, WalRow } from './format.js';
 import type { FramedLine } from './frame-parser.js';
-import { readFrame, readFrameSync } from './frame-reader.js';
+import { readFrame, scanFrameSync } from './frame-reader.js';
 import { FRAMED_BATCHES_VERSION, parseHeader, parseRow, WAL_FRAME, WalTag } from './lines-v1.js';
 import { type Fail, WalChecker } from './wal-check.js';
 
 /** One item of a streamed WAL object: the header first, then each row. */
 export type WalEntry = { kind: 'header'; header: WalHeader } | { kind: 'row'; row: WalRow };
 
-/** Decodes and verifies a whole WAL object. */
+/**
+ * Decodes and verifies a whole WAL object. Row lines in the encoder's exact
+ * form are read straight from their bytes (`canonical-row.ts`), every other
+ * line through the generic parse: the same rules either way.
+ */
 export function decodeWal(objectKey: string, bytes: Uint8Array): WalObject {
   const decoder = new WalDecoder(objectKey);
   let header: WalHeader | undefined;
   const rows: WalRow[] = [];
-  for (const line of readFrameSync(objectKey, bytes, WAL_FRAME)) {
-    const entry = decoder.accept(line);
-    if (entry === undefined) continue;
-    if (entry.kind === 'header') header = entry.header;
-    else rows.push(entry.row);
-  }
+  scanFrameSync<WalRow>(objectKey, bytes, WAL_FRAME, {
+    canonical: (text, start, end, ascii) => decoder.canonical(text, start, end, ascii),
+    line: (line) => {
+      const entry = decoder.accept(line);
+      if (entry?.kind === 'header') header = entry.header;
+      else if (entry !== undefined) rows.push(entry.row);
+    },
+    record: (row, line) => {
+      rows.push(decoder.record(row, line));
+    },
+  });
   decoder.finish();
   return { header: header!, rows };
 }
@@ -98,6 +108,19 @@ class WalDecoder {
     this.#frames?.place(row, where);
     this.#checker.row(row, where);
     return { kind: 'row', row };
+  }
+
+  /** A row line the canonical reader took (line 1, the header, came first). */
+  canonical(bytes: Buffer, start: number, end: number, ascii: boolean): WalRow | undefined {
+    return readCanonicalRow(bytes, start, end, ascii, this.#frames !== undefined);
+  }
+
+  /** Checks a row `canonical` read, at line `line`, as `accept` checks a parsed one. */
+  record(row: WalRow, line: number): WalRow {
+    const where = `line ${line}`;
+    this.#frames?.place(row, where);
+    this.#checker!.row(row, where);
+    return row;
   }
 
   finish(): void {

@@ -245,33 +245,27 @@ export class FrameScanner<R> {
     this.#parser = new FrameParser(objectKey, format);
   }
 
-  /** Checks every line `chunk` completes; resolves once the sink has taken them. */
-  async push(chunk: Buffer): Promise<void> {
-    let from = 0;
+  /**
+   * Checks every line `chunk` completes. Synchronous unless the sink asks to
+   * wait: then returns a promise that resolves once the sink has taken them
+   * (the next chunk must wait for it).
+   */
+  push(chunk: Buffer): Wait {
     if (this.#carryBytes > 0 || this.#carry.length > 0) {
       const nl = chunk.indexOf(0x0a);
       if (nl === -1) {
         this.#carry.push(chunk);
         this.#carryBytes += chunk.length;
-        return;
+        return undefined;
       }
       const joined = Buffer.concat([...this.#carry, chunk.subarray(0, nl + 1)]);
       this.#carry = [];
       this.#carryBytes = 0;
-      await this.#lines(joined);
-      from = nl + 1;
+      const wait = this.#lines(joined);
+      if (wait) return wait.then(() => this.#rest(chunk, nl + 1));
+      return this.#rest(chunk, nl + 1);
     }
-    const last = chunk.lastIndexOf(0x0a);
-    if (last >= from) {
-      await this.#lines(
-        from === 0 && last === chunk.length - 1 ? chunk : chunk.subarray(from, last + 1),
-      );
-      from = last + 1;
-    }
-    if (from < chunk.length) {
-      this.#carry.push(chunk.subarray(from));
-      this.#carryBytes += chunk.length - from;
-    }
+    return this.#rest(chunk, 0);
   }
 
   /** Called at the end of input: fails unless the trailer was read and nothing follows it. */
@@ -279,15 +273,36 @@ export class FrameScanner<R> {
     this.#parser.end(this.#carryBytes);
   }
 
-  /** Checks whole lines (`bytes` ends with `\n`). */
-  async #lines(bytes: Buffer): Promise<void> {
+  /** The lines of `chunk` from `from` on; what follows its last `\n` is carried to the next chunk. */
+  #rest(chunk: Buffer, from: number): Wait {
+    const last = chunk.lastIndexOf(0x0a);
+    if (last < from) {
+      if (from < chunk.length) this.#keep(chunk.subarray(from));
+      return undefined;
+    }
+    if (last + 1 < chunk.length) this.#keep(chunk.subarray(last + 1));
+    return this.#lines(
+      from === 0 && last === chunk.length - 1 ? chunk : chunk.subarray(from, last + 1),
+    );
+  }
+
+  #keep(part: Buffer): void {
+    this.#carry.push(part);
+    this.#carryBytes += part.length;
+  }
+
+  /** Checks whole lines (`bytes` ends with `\n`), synchronously until the sink asks to wait. */
+  #lines(bytes: Buffer): Wait {
     const mode = isAscii(bytes) ? TextMode.ascii : isUtf8(bytes) ? TextMode.utf8 : TextMode.invalid;
     if (mode === TextMode.invalid) return this.#linesOneByOne(bytes);
+    return this.#linesFrom(bytes, 0, 0, mode === TextMode.ascii);
+  }
+
+  /** The loop of `#lines` from `start` (CRC absorbed up to `crcFrom`); resumes itself after a wait. */
+  #linesFrom(bytes: Buffer, start: number, crcFrom: number, ascii: boolean): Wait {
     const parser = this.#parser;
     const { canonical } = this.sink;
-    let crcFrom = 0;
-    const ascii = mode === TextMode.ascii;
-    for (let start = 0; start < bytes.length; ) {
+    while (start < bytes.length) {
       const end = bytes.indexOf(0x0a, start);
       const line = parser.next();
       const record =
@@ -305,23 +320,29 @@ export class FrameScanner<R> {
         const framed = parser.check(text, line);
         if (framed) wait = this.sink.line(framed, bytes.subarray(start, end));
       }
-      if (wait) await wait;
       start = end + 1;
+      if (wait) {
+        const [resume, from] = [start, crcFrom];
+        return wait.then(() => this.#linesFrom(bytes, resume, from, ascii));
+      }
     }
     parser.absorb(bytes.subarray(crcFrom));
+    return undefined;
   }
 
   /** The per-line path, for bytes that are not all valid UTF-8: the first fault is found where `line` finds it. */
-  async #linesOneByOne(bytes: Buffer): Promise<void> {
-    for (let start = 0; start < bytes.length; ) {
+  #linesOneByOne(bytes: Buffer, start = 0): Wait {
+    while (start < bytes.length) {
       const end = bytes.indexOf(0x0a, start);
       const line = bytes.subarray(start, end);
       const framed = this.#parser.line(line);
-      if (framed) {
-        const wait = this.sink.line(framed, line);
-        if (wait) await wait;
-      }
       start = end + 1;
+      const wait = framed ? this.sink.line(framed, line) : undefined;
+      if (wait) {
+        const resume = start;
+        return wait.then(() => this.#linesOneByOne(bytes, resume));
+      }
     }
+    return undefined;
   }
 }

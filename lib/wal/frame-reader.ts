@@ -2,7 +2,8 @@
  * Reads the framing written by `framing.ts`, from a whole buffer
  * (`readFrameSync`) or a stream (`readFrame`). Both yield the header and
  * then each record as a parsed line, and check the same rules in the same
- * order, so they report the same first violation:
+ * order, so they report the same first violation (as do `scanFrameSync` and
+ * `scanFrameRecords`, which read canonical records without the generic parse):
  *
  * 1. gzip must decode, and nothing may follow the last gzip member.
  * 2. Each line must be UTF-8 JSON holding an object; line 1 the header, whose
@@ -35,6 +36,37 @@ export function* readFrameSync(
   bytes: Uint8Array,
   format: FrameFormat,
 ): Generator<FramedLine, void, undefined> {
+  const text = gunzipWhole(objectKey, bytes);
+  const parser = new FrameParser(objectKey, format);
+  const splitter = new LineSplitter();
+  for (const line of splitter.push(text)) {
+    const framed = parser.line(line);
+    if (framed) yield framed;
+  }
+  parser.end(splitter.pendingBytes);
+}
+
+/**
+ * `scanFrameRecords` of a whole object held in memory, on this thread (a
+ * reader that holds the object: the tail): same rules, order and errors,
+ * and canonical records skip the generic parse. The sink must not ask to
+ * wait.
+ */
+export function scanFrameSync<R>(
+  objectKey: string,
+  bytes: Uint8Array,
+  format: FrameFormat,
+  sink: FrameSink<R>,
+): void {
+  const scanner = new FrameScanner(objectKey, format, sink);
+  if (scanner.push(gunzipWhole(objectKey, bytes))) {
+    throw new InternalError(`${objectKey}: a synchronous scan's sink asked it to wait`);
+  }
+  scanner.end();
+}
+
+/** The decompressed text of a whole gzip object (rule 1). */
+function gunzipWhole(objectKey: string, bytes: Uint8Array): Buffer {
   let text: Buffer;
   let consumed: number;
   try {
@@ -46,13 +78,7 @@ export function* readFrameSync(
     throw gzipError(objectKey, error);
   }
   checkConsumed(objectKey, consumed, bytes.byteLength);
-  const parser = new FrameParser(objectKey, format);
-  const splitter = new LineSplitter();
-  for (const line of splitter.push(text)) {
-    const framed = parser.line(line);
-    if (framed) yield framed;
-  }
-  parser.end(splitter.pendingBytes);
+  return text;
 }
 
 /** Reads a framed object from a stream of compressed chunks (e.g. an S3 body). Source errors pass through unchanged. */
@@ -127,7 +153,10 @@ export async function scanFrameRecords<R>(
   const decompressed =
     chunks instanceof FrameReadAhead ? chunks.chunks() : gunzipChunks(objectKey, chunks, chunkSize);
   const scanner = new FrameScanner(objectKey, format, sink);
-  for await (const chunk of decompressed) await scanner.push(chunk);
+  for await (const chunk of decompressed) {
+    const wait = scanner.push(chunk);
+    if (wait) await wait;
+  }
   scanner.end();
 }
 

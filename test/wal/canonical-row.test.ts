@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CorruptDataError } from '../../lib/errors.js';
 import { scanWal } from '../../lib/recovery/wal-scan.js';
-import { readCanonicalRow } from '../../lib/wal/canonical-row.js';
+import { ROW_TEXT_NOT_READ, readCanonicalRow } from '../../lib/wal/canonical-row.js';
 import { decodeWal } from '../../lib/wal/decode.js';
 import { encodeWal } from '../../lib/wal/encode.js';
 import type { WalRow } from '../../lib/wal/format.js';
@@ -119,6 +119,25 @@ describe('readCanonicalRow', () => {
     }
   });
 
+  it('takes the same lines without copying the row when asked for no text', () => {
+    fc.assert(
+      fc.property(lineArb, fc.option(editArb, { nil: undefined }), (line, edit) => {
+        const at = edit ? edit.at % line.length : 0;
+        const text = Buffer.from(
+          edit ? line.slice(0, at) + edit.text + line.slice(at) : line,
+          'utf8',
+        ).toString('utf8');
+        const bytes = Buffer.from(`${text}\n`, 'utf8');
+        const ascii = bytes.length - 1 === text.length;
+        const withText = readCanonicalRow(bytes, 0, bytes.length - 1, ascii);
+        const without = readCanonicalRow(bytes, 0, bytes.length - 1, ascii, false, false);
+        if (withText?.text === undefined) expect(without).toStrictEqual(withText);
+        else expect(without).toStrictEqual({ ...withText, text: ROW_TEXT_NOT_READ });
+      }),
+      { seed: SEED, numRuns: 3000 },
+    );
+  });
+
   it('reads the key and row exactly, non-ASCII and big numbers included', () => {
     expect(
       canonical('{"t":"r","s":7,"o":9,"k":12345678901234567890,"row":{"id":1E400,"n":"Zoë 🚀"}}'),
@@ -163,9 +182,17 @@ describe('a row line with a member after its row', () => {
       const scanned = await caught(() =>
         scanWal('s1', 7, chunks(bytes, 5), { header: () => true, row: () => undefined }),
       );
+      const scannedWithoutText = await caught(() =>
+        scanWal('s1', 7, chunks(bytes, 5), {
+          header: () => true,
+          row: () => undefined,
+          text: false,
+        }),
+      );
       expect(decoded).toBeInstanceOf(CorruptDataError);
       expect(decoded.message).toMatch(message);
       expect(scanned.message).toBe(decoded.message);
+      expect(scannedWithoutText.message).toBe(decoded.message);
     });
   }
 

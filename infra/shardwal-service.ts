@@ -26,11 +26,13 @@ import {
   SPILL_BYTES_ENV,
 } from '../lib/config.js';
 import { ConfigError } from '../lib/errors.js';
+import { optionsOf } from '../lib/table/table-config.js';
 import { Alarms } from './constructs/alarms.js';
 import { Api } from './constructs/api.js';
 import { FLUSH_WORKER_MAX_CONCURRENCY } from './constructs/concurrency.js';
 import { ServiceDashboard } from './constructs/dashboard.js';
 import { Functions } from './constructs/functions.js';
+import { GlueTables } from './constructs/glue-tables.js';
 import { grantLeastPrivilege } from './constructs/permissions.js';
 import { type GrantProduceOptions, ProducerPolicy } from './constructs/producer-policy.js';
 import { INGEST_BATCHING_WINDOW, Queues } from './constructs/queues.js';
@@ -106,6 +108,8 @@ export class ShardwalService extends Construct {
   readonly producers: ProducerPolicy;
   /** Readers' least privilege (`shardwal tail`, `tailShard`): the policy, or `readers.grantRead(grantee)`. */
   readonly readers: ReaderPolicy;
+  /** The Glue database and tables (`tableCatalog: 'glue'`); undefined otherwise. */
+  readonly glueTables: GlueTables | undefined;
 
   constructor(scope: Construct, id: string, props: ShardwalServiceProps = {}) {
     super(scope, id);
@@ -152,6 +156,19 @@ export class ShardwalService extends Construct {
       ingestDeadLetterQueues: [this.queues.ingestDlq, this.queues.ingestFifoDlq],
       spilling: settings.service.spillBytes !== undefined,
     });
+    const glue = settings.tables?.glue;
+    this.glueTables =
+      glue && settings.tables && fns.tableCommit
+        ? new GlueTables(this, 'GlueTables', {
+            bucket: this.storage.bucket,
+            database: glue.database,
+            tables: glue.tables.map((name) => ({
+              name,
+              columns: optionsOf(settings.tables!.config, name).columns,
+            })),
+          })
+        : undefined;
+    if (this.glueTables && fns.tableCommit) this.glueTables.grantCommit(fns.tableCommit);
     // put-sqs dead-letters permanent refusals itself and holds back retryable
     // ones (`lib/sqs/put-messages.ts`): it needs each queue paired with its DLQ.
     const ingestEnv = {
@@ -281,6 +298,7 @@ export class ShardwalService extends Construct {
       RecoverFunctionName: fns.recover.functionName,
       ExportFunctionName: fns.export.functionName,
       ...(fns.tableCommit ? { TableCommitFunctionName: fns.tableCommit.functionName } : {}),
+      ...(this.glueTables ? { GlueDatabaseName: this.settings.tables!.glue!.database } : {}),
       ProducerPolicyArn: this.producers.policy.managedPolicyArn,
       ReaderPolicyArn: this.readers.policy.managedPolicyArn,
       ...(this.producers.role ? { ProducerRoleArn: this.producers.role.roleArn } : {}),

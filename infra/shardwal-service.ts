@@ -26,6 +26,7 @@ import {
   SPILL_BYTES_ENV,
 } from '../lib/config.js';
 import { ConfigError } from '../lib/errors.js';
+import { FINDING_WINDOW } from '../lib/table/refused.js';
 import { optionsOf } from '../lib/table/table-config.js';
 import { Alarms } from './constructs/alarms.js';
 import { Api } from './constructs/api.js';
@@ -169,6 +170,10 @@ export class ShardwalService extends Construct {
           })
         : undefined;
     if (this.glueTables && fns.tableCommit) this.glueTables.grantCommit(fns.tableCommit);
+    // Verify reports the table appends of one verify period (`lib/recovery/verify-tables.ts`).
+    if (settings.tables) {
+      fns.recover.addEnvironment(FINDING_WINDOW.env, String(settings.verifyEveryMinutes * 60_000));
+    }
     // put-sqs dead-letters permanent refusals itself and holds back retryable
     // ones (`lib/sqs/put-messages.ts`): it needs each queue paired with its DLQ.
     const ingestEnv = {

@@ -119,6 +119,13 @@ describe('ShardwalService', () => {
       expect(glue.template.toJSON().Outputs.GlueDatabaseName.Value).toBe('shardwal_events');
     });
 
+    it('tells verify to report the table appends of one verify period', () => {
+      const vars = (x: Synthesized) =>
+        resources(x)[functionId(x, 'recover')].Properties.Environment.Variables;
+      expect(vars(glue).SHARDWAL_TABLE_FINDING_WINDOW_MS).toBe('3600000');
+      expect(vars(synth()).SHARDWAL_TABLE_FINDING_WINDOW_MS).toBeUndefined();
+    });
+
     it('leaves no unacknowledged AwsSolutions or Serverless finding', () => {
       expect(nagReport(glue.stack.node.root)).toEqual([]);
     });

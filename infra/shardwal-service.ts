@@ -265,6 +265,7 @@ export class ShardwalService extends Construct {
     this.readers = new ReaderPolicy(this, 'ReaderPolicy', {
       bucket: this.storage.bucket,
       tables: settings.tables !== undefined,
+      ...(this.glueTables ? { glueArns: this.glueTables.arns } : {}),
     });
     acknowledgeServerlessFindings(this.functions);
   }

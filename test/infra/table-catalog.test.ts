@@ -1,4 +1,6 @@
 import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AccountRootPrincipal, Role } from 'aws-cdk-lib/aws-iam';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HANDLERS, type HandlerName } from '../../infra/constructs/functions.js';
@@ -110,6 +112,51 @@ describe('ShardwalService', () => {
           [],
         );
       }
+    });
+
+    it('lets readers read the Glue database and tables as Athena does, nothing more in Glue', () => {
+      const [policy] = ofType(glue, 'AWS::IAM::ManagedPolicy').filter((p) =>
+        p.Properties.Description?.startsWith('shardwal readers'),
+      );
+      const statements = policy!.Properties.PolicyDocument.Statement as Array<{
+        Action: string | string[];
+        Resource: unknown;
+      }>;
+      expect(statements.filter((s) => JSON.stringify(s.Action).includes('glue:'))).toEqual([
+        {
+          Effect: 'Allow',
+          Action: ['glue:GetDatabase', 'glue:GetTable', 'glue:GetTables'],
+          Resource: [
+            arn('catalog'),
+            arn('database/shardwal_events'),
+            arn('table/shardwal_events/clicks'),
+            arn('table/shardwal_events/orders'),
+          ],
+        },
+      ]);
+      const plainPolicies = JSON.stringify(ofType(plain, 'AWS::IAM::ManagedPolicy'));
+      expect(plainPolicies).not.toContain('glue:');
+    });
+
+    it('grants the same Glue reads through grantRead', () => {
+      const stack = new Stack(new App(), 'Readers');
+      const service = new ShardwalService(stack, 'S', {
+        settings: { tables: 'clicks-*=clicks', tableCatalog: 'glue', tableGlueDatabase: 'db' },
+        functionCode: INLINE_CODE,
+      });
+      const role = new Role(stack, 'Reader', { assumedBy: new AccountRootPrincipal() });
+      service.grantRead(role);
+      const policy = Template.fromStack(stack).findResources('AWS::IAM::Policy', {
+        Properties: { Roles: [{ Ref: logicalIdOf(role) }] },
+      });
+      const actions = Object.values(policy).flatMap((p) =>
+        actionsOf(p.Properties.PolicyDocument.Statement),
+      );
+      expect(actions.filter((a) => a.startsWith('glue:')).sort()).toEqual([
+        'glue:GetDatabase',
+        'glue:GetTable',
+        'glue:GetTables',
+      ]);
     });
 
     it('tells the committer its catalog and database', () => {

@@ -8,6 +8,7 @@ import { listShards } from '../lib/memtable/list-shards.js';
 import { serviceFromEnv } from '../lib/runtime/service.js';
 import { wrapHandler } from '../lib/runtime/wrap.js';
 import {
+  catalogFromEnv,
   locationBaseFromEnv,
   runTables,
   tableDeps,
@@ -19,7 +20,7 @@ const RESERVE_MS = 60_000;
 
 const service = serviceFromEnv();
 const config = tablesConfigFromEnv();
-const deps = config && tableDeps(service.store(), config, locationBaseFromEnv());
+const deps = config && tableDeps(service.store(), config, locationBaseFromEnv(), catalogFromEnv());
 
 export const handler = wrapHandler(async (event: unknown, context: Context) => {
   if (!deps) return { kind: 'tables', tables: [], note: 'no table configured (SHARDWAL_TABLES)' };

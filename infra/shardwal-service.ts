@@ -26,11 +26,14 @@ import {
   SPILL_BYTES_ENV,
 } from '../lib/config.js';
 import { ConfigError } from '../lib/errors.js';
+import { FINDING_WINDOW } from '../lib/table/refused.js';
+import { optionsOf } from '../lib/table/table-config.js';
 import { Alarms } from './constructs/alarms.js';
 import { Api } from './constructs/api.js';
 import { FLUSH_WORKER_MAX_CONCURRENCY } from './constructs/concurrency.js';
 import { ServiceDashboard } from './constructs/dashboard.js';
 import { Functions } from './constructs/functions.js';
+import { GlueTables } from './constructs/glue-tables.js';
 import { grantLeastPrivilege } from './constructs/permissions.js';
 import { type GrantProduceOptions, ProducerPolicy } from './constructs/producer-policy.js';
 import { INGEST_BATCHING_WINDOW, Queues } from './constructs/queues.js';
@@ -106,6 +109,8 @@ export class ShardwalService extends Construct {
   readonly producers: ProducerPolicy;
   /** Readers' least privilege (`shardwal tail`, `tailShard`): the policy, or `readers.grantRead(grantee)`. */
   readonly readers: ReaderPolicy;
+  /** The Glue database and tables (`tableCatalog: 'glue'`); undefined otherwise. */
+  readonly glueTables: GlueTables | undefined;
 
   constructor(scope: Construct, id: string, props: ShardwalServiceProps = {}) {
     super(scope, id);
@@ -152,6 +157,23 @@ export class ShardwalService extends Construct {
       ingestDeadLetterQueues: [this.queues.ingestDlq, this.queues.ingestFifoDlq],
       spilling: settings.service.spillBytes !== undefined,
     });
+    const glue = settings.tables?.glue;
+    this.glueTables =
+      glue && settings.tables && fns.tableCommit
+        ? new GlueTables(this, 'GlueTables', {
+            bucket: this.storage.bucket,
+            database: glue.database,
+            tables: glue.tables.map((name) => ({
+              name,
+              columns: optionsOf(settings.tables!.config, name).columns,
+            })),
+          })
+        : undefined;
+    if (this.glueTables && fns.tableCommit) this.glueTables.grantCommit(fns.tableCommit);
+    // Verify reports the table appends of one verify period (`lib/recovery/verify-tables.ts`).
+    if (settings.tables) {
+      fns.recover.addEnvironment(FINDING_WINDOW.env, String(settings.verifyEveryMinutes * 60_000));
+    }
     // put-sqs dead-letters permanent refusals itself and holds back retryable
     // ones (`lib/sqs/put-messages.ts`): it needs each queue paired with its DLQ.
     const ingestEnv = {
@@ -243,6 +265,7 @@ export class ShardwalService extends Construct {
     this.readers = new ReaderPolicy(this, 'ReaderPolicy', {
       bucket: this.storage.bucket,
       tables: settings.tables !== undefined,
+      ...(this.glueTables ? { glueArns: this.glueTables.arns } : {}),
     });
     acknowledgeServerlessFindings(this.functions);
   }
@@ -281,6 +304,7 @@ export class ShardwalService extends Construct {
       RecoverFunctionName: fns.recover.functionName,
       ExportFunctionName: fns.export.functionName,
       ...(fns.tableCommit ? { TableCommitFunctionName: fns.tableCommit.functionName } : {}),
+      ...(this.glueTables ? { GlueDatabaseName: this.settings.tables!.glue!.database } : {}),
       ProducerPolicyArn: this.producers.policy.managedPolicyArn,
       ReaderPolicyArn: this.readers.policy.managedPolicyArn,
       ...(this.producers.role ? { ProducerRoleArn: this.producers.role.roleArn } : {}),

@@ -32,6 +32,39 @@ export function verifyAlarmPeriodMinutes(verifyEveryMinutes: number): number {
   return Math.min(verifyEveryMinutes, 180);
 }
 
+/** Commit intervals a table may lag its WAL before the table-lag alarm. */
+export const TABLE_LAG_INTERVALS = 5;
+
+/** Table lag (age of the oldest uncommitted WAL object) that alarms: `TABLE_LAG_INTERVALS` commit intervals. */
+export function tableLagThresholdMs(commitMs: number): number {
+  return TABLE_LAG_INTERVALS * commitMs;
+}
+
+/**
+ * Period of the table alarms: two commit periods (so every period holds a
+ * run's figure, and silence means the committer stopped), at least 5
+ * minutes, at most a day (CloudWatch's longest evaluation).
+ */
+export function tableAlarmPeriodMinutes(commitEveryMinutes: number): number {
+  return Math.min(1440, Math.max(5, 2 * commitEveryMinutes));
+}
+
+/** Share of the WAL retention an uncommitted WAL object may reach before the retention-floor alarm. */
+export const TABLE_FLOOR_RETENTION_SHARE = 0.8;
+
+/**
+ * Table lag at which the table is about to hold WAL history back: 80% of
+ * the WAL retention (past it, retention would retire positions the table has
+ * not committed, so the table's floor keeps them: `lib/table/floor.ts`), and
+ * never below the table-lag threshold.
+ */
+export function tableFloorThresholdMs(walRetentionMs: number, commitMs: number): number {
+  return Math.max(
+    tableLagThresholdMs(commitMs),
+    Math.floor(TABLE_FLOOR_RETENTION_SHARE * walRetentionMs),
+  );
+}
+
 /** Fixed limits of the resource alarms. */
 export const ALARM_LIMITS = {
   /** Oldest ingest message, in seconds, for two 5-minute periods: consumers are behind. */

@@ -29,6 +29,7 @@ import type { Queues } from './queues.js';
 import { addResourceAlarms } from './resource-alarms.js';
 import { addServiceAlarms } from './service-alarms.js';
 import { serviceMetrics } from './service-metrics.js';
+import { addTableAlarms } from './table-alarms.js';
 
 /** Id of the synth warning when alarms have no destination (acknowledge it to silence it). */
 export const NO_ALARM_DESTINATION_WARNING = '@shardwal/alarms:noDestination';
@@ -147,6 +148,17 @@ export class Alarms extends Construct {
       settings,
       functions: props.functions,
     });
+    const tables = settings.tables;
+    const committerLogs = props.functions.logGroups.tableCommit;
+    if (tables && committerLogs) {
+      addTableAlarms(this, add, {
+        metric: serviceMetrics(props.stage),
+        commitMs: tables.config.commitMs,
+        commitEveryMinutes: tables.commitEveryMinutes,
+        walRetentionMs: settings.service.walRetentionMs,
+        logGroup: committerLogs,
+      });
+    }
     addResourceAlarms(add, {
       functions: props.functions.byName,
       queues: props.queues,

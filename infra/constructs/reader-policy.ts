@@ -8,6 +8,9 @@
  * payloads (`spill/`, not a documented format), no DynamoDB table, no KMS (the bucket is S3-managed).
  * With Iceberg tables on (the `tables` setting) it also gets `tables/*`:
  * what Athena, DuckDB or Spark read of a table under the reader's identity.
+ * With the Glue registration (`tableCatalog: 'glue'`) it also gets what
+ * Athena reads of the catalog: `glue:GetDatabase`, `glue:GetTable` and
+ * `glue:GetTables` on the catalog, the tables' database and the tables.
  *
  * `s3:ListBucket` is unconditional on purpose: the reader lists manifests and
  * WAL keys, and S3 answers a GET of a missing key with 404 only to a caller
@@ -43,18 +46,25 @@ export interface ReaderPolicyProps {
   bucket: IBucket;
   /** Whether Iceberg tables are on: the readers may then get `tables/*`. */
   tables?: boolean;
+  /** The Glue catalog, database and table ARNs of the tables (`GlueTables.arns`), when registered. */
+  glueArns?: readonly string[];
 }
+
+/** What a reader may do in Glue (Athena's reads of a table's definition). */
+export const GLUE_READER_ACTIONS = ['glue:GetDatabase', 'glue:GetTable', 'glue:GetTables'] as const;
 
 /** The readers' policy. */
 export class ReaderPolicy extends Construct {
   readonly policy: ManagedPolicy;
   readonly #bucket: IBucket;
   readonly #patterns: readonly string[];
+  readonly #glueArns: readonly string[];
 
   constructor(scope: Construct, id: string, props: ReaderPolicyProps) {
     super(scope, id);
     this.#bucket = props.bucket;
     this.#patterns = [...READER_KEY_PATTERNS, ...(props.tables ? TABLE_READER_KEY_PATTERNS : [])];
+    this.#glueArns = props.glueArns ?? [];
     this.policy = new ManagedPolicy(this, 'Resource', {
       description: `shardwal readers: get WAL objects, manifests, segments, snapshot parts and legacy exports${props.tables ? ', Iceberg tables' : ''}; list the bucket`,
       statements: this.#statements(),
@@ -72,7 +82,7 @@ export class ReaderPolicy extends Construct {
    * grantee, one object kind at a time.
    */
   grantRead(grantee: IGrantable): Grant {
-    const [get, list] = this.#statements();
+    const [get, list, glue] = this.#statements();
     const construct = grantee as Partial<IConstruct>;
     if (construct.node) {
       acknowledgeWildcardResources(
@@ -86,8 +96,12 @@ export class ReaderPolicy extends Construct {
       actions: get!.actions,
       resourceArns: get!.resources,
     });
-    return objects.combine(
+    const listed = objects.combine(
       Grant.addToPrincipal({ grantee, actions: list!.actions, resourceArns: list!.resources }),
+    );
+    if (!glue) return listed;
+    return listed.combine(
+      Grant.addToPrincipal({ grantee, actions: glue.actions, resourceArns: glue.resources }),
     );
   }
 
@@ -98,6 +112,14 @@ export class ReaderPolicy extends Construct {
         resources: this.#patterns.map((pattern) => this.#bucket.arnForObjects(pattern)),
       }),
       new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.#bucket.bucketArn] }),
+      ...(this.#glueArns.length > 0
+        ? [
+            new PolicyStatement({
+              actions: [...GLUE_READER_ACTIONS],
+              resources: [...this.#glueArns],
+            }),
+          ]
+        : []),
     ];
   }
 }

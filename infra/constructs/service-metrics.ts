@@ -14,6 +14,8 @@ import { SERVICE_NAME, STAGE_DIMENSION } from '../../lib/observability/telemetry
 export const LOG_METRICS = {
   /** Error lines of the export function: a shard's export failed or threw. */
   exportErrorLogs: 'ExportErrorLogs',
+  /** Error lines of the table committer: a table's run failed, a catalog pointer was not moved, a lag was not measured. */
+  tableErrorLogs: 'TableErrorLogs',
 } as const;
 export type LogMetricName = (typeof LOG_METRICS)[keyof typeof LOG_METRICS];
 

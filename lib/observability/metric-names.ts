@@ -13,6 +13,10 @@ export const Metric = {
   tableRowsCommitted: 'TableRowsCommitted',
   tableValuesRefused: 'TableValuesRefused',
   tableLagObjects: 'TableLagObjects',
+  /** Age of the oldest WAL object a table has not committed, the largest over the tables of a run (0: all caught up); one value per committer run. */
+  tableLagMs: 'TableLagMs',
+  /** Catalog (Glue) pointer moves that failed or gave up; the Iceberg commit stands (`lib/table/catalog.ts` G3). */
+  tableCatalogErrors: 'TableCatalogErrors',
   putRows: 'PutRows',
   putBytes: 'PutBytes',
   putRejected: 'PutRejected',

@@ -10,6 +10,9 @@ import { voidLifetimeMs } from '../liveness.js';
 import type { Table } from '../memtable/table.js';
 import type { Service } from '../runtime/service.js';
 import type { ObjectStore } from '../store/object-store.js';
+import type { TableRoute } from '../table/names.js';
+import { findingWindowMsFromEnv } from '../table/refused.js';
+import { tablesConfigFromEnv } from '../table/table-config.js';
 import type { RebuildFaultHook } from './fault-points.js';
 
 /** Dependencies of verify and rebuild. */
@@ -31,6 +34,8 @@ export interface RecoveryDeps {
   faults?: RebuildFaultHook;
   /** Timers of the fence's lease keeper; real ones by default. */
   timers?: LeaseTimers;
+  /** With Iceberg tables: their routes, and how far back verify reports appends that refused values. */
+  tables?: { routes: TableRoute[]; findingWindowMs: number };
 }
 
 /** What a process supplies besides the configuration. */
@@ -49,7 +54,15 @@ export function recoveryDepsFrom(config: ShardwalConfig, parts: RecoveryParts): 
     leaseMs: config.leaseMs,
     voidLifetimeMs: voidLifetimeMs(config),
     clockSkewMs: config.clockSkewMs,
+    ...tablesOfEnv(),
   };
+}
+
+/** The tables verify checks, from the environment (none when tables are off). */
+function tablesOfEnv(): Pick<RecoveryDeps, 'tables'> {
+  const tables = tablesConfigFromEnv();
+  if (!tables) return {};
+  return { tables: { routes: tables.routes, findingWindowMs: findingWindowMsFromEnv() } };
 }
 
 /** Recovery dependencies from the service's configuration and clients. */

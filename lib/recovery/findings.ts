@@ -42,6 +42,8 @@ export const FindingKind = {
   watermarkAhead: 'watermark-ahead',
   /** The shard is poisoned (the reason is the detail); rebuild is the way out. */
   poisoned: 'poisoned',
+  /** An Iceberg table append left typed values null: their declared type cannot hold them exactly (the row column keeps them). */
+  tableValuesRefused: 'table-values-refused',
 } as const;
 export type FindingKind = (typeof FindingKind)[keyof typeof FindingKind];
 
@@ -51,6 +53,15 @@ export interface Finding {
   shard: string;
   /** The WAL (or export covered) position it concerns, when it concerns one. */
   position?: number;
+  detail: string;
+}
+
+/** One thing verify found about an Iceberg table (`lib/table`), not about one shard. */
+export interface TableFinding {
+  kind: FindingKind;
+  table: string;
+  /** The shards whose rows it concerns. */
+  shards: string[];
   detail: string;
 }
 
@@ -79,6 +90,12 @@ export interface Heal {
 
 /** Logs a finding and counts it under its kind. */
 export function reportFinding(finding: Finding): void {
+  logger.error('verify finding', { ...finding });
+  countByKind(Metric.verifyFindings, finding.kind);
+}
+
+/** Logs a table finding and counts it under its kind, as `reportFinding` does. */
+export function reportTableFinding(finding: TableFinding): void {
   logger.error('verify finding', { ...finding });
   countByKind(Metric.verifyFindings, finding.kind);
 }

@@ -70,6 +70,14 @@ export function renderVerifyAllReport(report: VerifyAllReport): string {
   }
   for (const failed of report.failed)
     out.push(line('FAILED', `${failed.shard}: ${failed.error.name}: ${failed.error.message}`));
+  for (const f of report.tables?.findings ?? []) {
+    out.push(line('FINDING', `table ${f.table}: ${f.kind}: ${f.detail}`));
+  }
+  for (const failed of report.tables?.failed ?? []) {
+    out.push(
+      line('FAILED', `table ${failed.table}: ${failed.error.name}: ${failed.error.message}`),
+    );
+  }
   if (report.skipped.length > 0) out.push(line('skipped', report.skipped.join(', ')));
   return out.join('\n');
 }

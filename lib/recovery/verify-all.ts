@@ -3,6 +3,8 @@
  * (`listShards`): O(shards) per run, whatever else the table holds.
  * Exports are checked by their header only unless asked, so a run costs a
  * listing, the WAL after each watermark, and a few table reads per shard.
+ * With Iceberg tables, each table of the listed shards is checked too
+ * (`verify-tables.ts`): one metadata read per table.
  */
 
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
@@ -12,6 +14,7 @@ import { logger, metrics } from '../observability/telemetry.js';
 import { mapWithConcurrency } from '../ticker/concurrency.js';
 import type { RecoveryDeps } from './deps.js';
 import { type VerifyOptions, type VerifyReport, verifyShard } from './verify.js';
+import { type TablesVerifyReport, verifyTables } from './verify-tables.js';
 import { type ErrorSummary, summarize } from './wal-chain.js';
 
 /** Options of `verifyAll`. */
@@ -35,6 +38,8 @@ export interface VerifyAllReport {
   failed: Array<{ shard: string; error: ErrorSummary }>;
   /** Shards not reached because `shouldStop` said so. */
   skipped: string[];
+  /** The tables' findings (with tables on). */
+  tables?: TablesVerifyReport;
   findings: number;
   heals: number;
   durationMs: number;
@@ -78,6 +83,10 @@ export async function verifyAll(
     if (result.ok) report.ok += 1;
     report.findings += result.findings.length;
     report.heals += result.heals.length;
+  }
+  if (deps.tables && !options.shouldStop?.()) {
+    report.tables = await verifyTables(deps, deps.tables, shards);
+    report.findings += report.tables.findings.length;
   }
   report.durationMs = deps.now() - started;
   // One figure per run, so a schedule that stopped running is visible.

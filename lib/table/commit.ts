@@ -12,12 +12,15 @@
  * C3. `version-hint.text` is written after the commit, best effort, and only
  *     forward: it is a hint for readers (icebird, the CLI) and the loader
  *     verifies it by probing the next versions.
+ * C4. A catalog's pointer (Glue) follows the commit, after the hint; its
+ *     failure is reported, never thrown (`catalog.ts` G3): the commit stands.
  */
 import type { ObjectStore } from '../store/object-store.js';
+import { followCommit } from './catalog.js';
 import type { TableDeps } from './deps.js';
 import { TableFaultPoint } from './fault-points.js';
 import type { LoadedMetadata, TableMetadata } from './metadata.js';
-import { metadataKey, versionHintKey } from './paths.js';
+import { metadataKey, metadataUri, versionHintKey } from './paths.js';
 
 /** Metadata files kept in `metadata-log` (older ones are not listed; the files stay). */
 const METADATA_LOG_MAX = 20;
@@ -44,6 +47,7 @@ export async function createVersion(
   if (result !== 'created') return false;
   await deps.faults?.(TableFaultPoint.afterCommit, table);
   await writeHint(deps.store, table, version);
+  if (deps.catalog) await followCommit(deps.catalog, table, metadataUri(next.location, version));
   return true;
 }
 

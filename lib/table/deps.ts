@@ -1,6 +1,7 @@
 /** What the committer and maintenance need. */
 import { randomInt, randomUUID } from 'node:crypto';
 import type { ObjectStore } from '../store/object-store.js';
+import type { TableCatalog } from './catalog.js';
 import type { ParquetCodec } from './data-file.js';
 import type { TableFaultHook } from './fault-points.js';
 import type { TablesConfig } from './table-config.js';
@@ -17,6 +18,8 @@ export interface TableDeps {
   snapshotId?: () => number;
   codec?: ParquetCodec;
   faults?: TableFaultHook;
+  /** A catalog whose pointer follows each commit (Glue); unset: path-based only. */
+  catalog?: TableCatalog;
   /** Called with the typed columns a commit could not store exactly (metric, log). */
   onRefused?: (table: string, counts: Record<string, number>) => void;
 }

@@ -17,15 +17,36 @@
  * 4. Maintenance changes no row and never removes a file a live snapshot or
  *    a racing commit references (`compact.ts` K1-K4, `expire.ts` E1-E3,
  *    `orphans.ts` O1-O3).
- * 5. The table's high-water is a floor under WAL retention (`floor.ts`).
+ * 5. The table's high-water is a floor under WAL retention (`floor.ts`);
+ *    its lag is the age of the oldest WAL object it has not committed
+ *    (`lag.ts`).
+ * 6. The metadata file is the commit of record; a catalog's pointer (Glue)
+ *    follows it forward only, and its failure never touches the commit
+ *    (`catalog.ts` G1-G3, `glue-catalog.ts`).
  */
 export { type AppendReport, appendTable } from './append.js';
+export {
+  type CatalogEntry,
+  type CatalogMove,
+  followCommit,
+  moveCatalogPointer,
+  type TableCatalog,
+} from './catalog.js';
+export {
+  CATALOG_ENV,
+  CatalogKind,
+  catalogConfigFromEnv,
+  GLUE_DATABASE_PATTERN,
+  type GlueCatalogConfig,
+} from './catalog-config.js';
 export { compactTable } from './compact.js';
 export type { TableDeps } from './deps.js';
 export { expireSnapshots } from './expire.js';
 export { TableFaultPoint } from './fault-points.js';
 export { tableWalFloor, type WalFloor } from './floor.js';
-export { locationBaseFromEnv, tableDeps } from './from-env.js';
+export { catalogFromEnv, locationBaseFromEnv, tableDeps } from './from-env.js';
+export { GLUE_ICEBERG_PARAMETERS, GlueCatalog } from './glue-catalog.js';
+export { maxLagMs, type ShardLag, tableLag } from './lag.js';
 export { defaultTableName, groupShardsByTable, TABLES_ENV, tableOfShard } from './names.js';
 export { removeOrphans } from './orphans.js';
 export { runTables, type TablesReport } from './run-tables.js';

@@ -39,7 +39,12 @@ export function versionHintKey(table: string): string {
   return `${metadataPrefix(table)}version-hint.text`;
 }
 
-/** The version a metadata key names, or undefined. */
+/** URI of metadata version `version` of the table at `location` (what a catalog points to). */
+export function metadataUri(location: string, version: number): string {
+  return `${location}/metadata/v${version}.metadata.json`;
+}
+
+/** The version a metadata key (or URI) names, or undefined. */
 export function versionOfKey(key: string): number | undefined {
   const match = /\/metadata\/v(\d+)\.metadata\.json$/.exec(key);
   return match ? Number(match[1]) : undefined;

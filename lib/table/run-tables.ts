@@ -3,16 +3,24 @@
  * shards, append what is new (`append.ts`); with `maintain`, then compact
  * small files, expire old snapshots and remove orphans. Each table runs on its own: one that
  * fails is reported and the others go on (the next run retries it).
+ *
+ * With a catalog, every run ends a table by moving the catalog's pointer to
+ * its current version (`catalog.ts` G3: the catch-up that repairs a pointer
+ * a failed move left behind). Every run emits `TableLagMs` once: the oldest
+ * uncommitted WAL object's age over the tables it reached (`lag.ts`).
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { Metric } from '../observability/metric-names.js';
 import { logger, metrics } from '../observability/telemetry.js';
 import { type AppendReport, appendTable } from './append.js';
+import { type CatalogMove, followCommit } from './catalog.js';
 import { type CompactReport, compactTable } from './compact.js';
 import type { TableDeps } from './deps.js';
 import { type ExpireReport, expireSnapshots } from './expire.js';
+import { maxLagMs, tableLag } from './lag.js';
 import { groupShardsByTable } from './names.js';
 import { type OrphanReport, removeOrphans } from './orphans.js';
+import { metadataUri } from './paths.js';
 import { tableStatus } from './table-status.js';
 
 /** What one run did, per table. */
@@ -25,6 +33,10 @@ export interface TablesReport {
     expire?: ExpireReport;
     orphans?: OrphanReport;
     lagObjects?: number;
+    /** Age of the oldest WAL object not yet committed (0: caught up); absent when it could not be read. */
+    lagMs?: number;
+    /** The catalog catch-up (with a catalog). */
+    catalog?: CatalogMove;
     error?: string;
   }>;
 }
@@ -70,19 +82,45 @@ export async function runTables(
       const status = await tableStatus(deps, table, members);
       entry.lagObjects = status.shards.reduce((sum, s) => sum + (s.lagObjects ?? 0), 0);
       metrics.addMetric(Metric.tableLagObjects, MetricUnit.Count, entry.lagObjects);
+      if (deps.catalog && status.version !== null && status.location !== null) {
+        entry.catalog = await followCommit(
+          deps.catalog,
+          table,
+          metadataUri(status.location, status.version),
+        );
+      }
     } catch (error) {
       logger.error('table job failed; the next run retries', { table, error: error as Error });
       entry.error = error instanceof Error ? error.message : String(error);
     }
+    entry.lagMs = await measureLag(deps, table, members);
   }
+  // One value a run, so a committer that stopped running is visible too.
+  const lags = report.tables.map((t) => t.lagMs ?? 0);
+  metrics.addMetric(Metric.tableLagMs, MetricUnit.Milliseconds, Math.max(0, ...lags));
   logger.info('tables', {
     tables: report.tables.map((t) => ({
       table: t.table,
       status: t.append?.status,
       rows: t.append?.rows,
       lag: t.lagObjects,
+      lagMs: t.lagMs,
       error: t.error,
     })),
   });
   return report;
+}
+
+/** The table's lag (`lag.ts`), measured even when its run failed; undefined when unreadable. */
+async function measureLag(
+  deps: TableDeps,
+  table: string,
+  shards: readonly string[],
+): Promise<number | undefined> {
+  try {
+    return maxLagMs(await tableLag(deps, table, shards));
+  } catch (error) {
+    logger.error('table lag not measured', { table, error: error as Error });
+    return undefined;
+  }
 }

@@ -16,7 +16,7 @@ import type { RebuildTakeover } from '../recovery/takeover.js';
 import { claimAhead, processClaimLead, sleepUntil, type TickSlot } from './claim-lead.js';
 import { mapWithConcurrency } from './concurrency.js';
 import { oldestAgeMs, pendingAgeAfter, SETTLED } from './pending-age.js';
-import { FlushTimeEstimate, planTick, TICK_SIZING, type TickPlan } from './tick-plan.js';
+import { FlushTimeEstimate, fanOutLists, planTick, type TickPlan } from './tick-plan.js';
 
 /** What a tick needs. */
 export interface TickDeps {
@@ -27,8 +27,12 @@ export interface TickDeps {
   concurrency?: number | undefined;
   /** Override of the derived shards flushed here (`SHARDWAL_MAX_SHARDS_PER_TICK`). */
   maxShardsPerTick?: number | undefined;
-  /** Hands shards to workers (one message per shard); absent → flush all here. */
-  fanOut?: (shards: string[]) => Promise<void>;
+  /**
+   * Hands shards to workers, one message per list (P5 in `tick-plan.ts`);
+   * absent → flush all here. A rejection means some lists may not have been
+   * handed over: those shards stay pending, and the next tick lists them again.
+   */
+  fanOut?: (lists: string[][]) => Promise<void>;
   /** Flush time learned across ticks; one per process by default. */
   flushTime?: FlushTimeEstimate;
   /** The grid slot this tick stands for: given, the tick claims ahead of it (K1 in `claim-lead.ts`). */
@@ -125,9 +129,9 @@ export async function runTick(deps: TickDeps): Promise<TickSummary> {
       if (outcome?.status === 'flushed') ages.push(outcome.lagMs);
       return outcome;
     }),
-    handOff(deps.fanOut, elsewhere),
+    handOff(deps.fanOut, elsewhere, plan.perMessage),
   ]);
-  await handOff(deps.fanOut, late);
+  await handOff(deps.fanOut, late, plan.perMessage);
   flushTime.observe(flushTimes);
   const ran = results.filter((result) => result !== HANDED_OFF);
   const unsettled = here.filter((_, i) => {
@@ -172,22 +176,26 @@ export async function takeOverLapsed(
   }
 }
 
-/** Hands `shards` to workers, ten a message batch, a few batches at once. */
-async function handOff(fanOut: TickDeps['fanOut'], shards: readonly string[]): Promise<void> {
+/**
+ * Hands `shards` to workers in lists of at most `perMessage` (P5). A failed
+ * hand-off must not cost this tick its own shards: it is logged, and the
+ * shards it did not hand over stay pending (nothing here clears a marker),
+ * so the next tick lists them again.
+ */
+async function handOff(
+  fanOut: TickDeps['fanOut'],
+  shards: readonly string[],
+  perMessage: number,
+): Promise<void> {
   if (!fanOut || shards.length === 0) return;
-  const batches: string[][] = [];
-  for (let at = 0; at < shards.length; at += TICK_SIZING.fanOutBatch) {
-    batches.push(shards.slice(at, at + TICK_SIZING.fanOutBatch));
+  try {
+    await fanOut(fanOutLists(shards, perMessage));
+  } catch (error) {
+    logger.error('fan-out failed; the shards not handed over wait for the next tick', {
+      shards: shards.length,
+      error: error as Error,
+    });
   }
-  await mapWithConcurrency(batches, TICK_SIZING.fanOutConcurrency, (batch) =>
-    // A failed hand-off must not cost this tick its own shards; those stay pending.
-    fanOut(batch).catch((error: unknown) => {
-      logger.error('fan-out failed; those shards wait for the next tick', {
-        shards: batch.length,
-        error: error as Error,
-      });
-    }),
-  );
 }
 
 /** Ages of the oldest pending batch of shards whose flush did not commit; a failed read counts nothing. */

@@ -112,26 +112,34 @@ export async function runTick(deps: TickDeps): Promise<TickSummary> {
     deps.fanOut && plan.budgetMs !== undefined
       ? started + Math.max(0, plan.budgetMs - flushTime.ms)
       : Number.POSITIVE_INFINITY;
-  const late: string[] = [];
+  // The first shard past the budget (P2): it and every later one (none started) go to workers
+  // at once, while the flushes already running finish.
+  let lateFrom: number | undefined;
+  let lateHandOff: Promise<void> = Promise.resolve();
   const flushTimes: number[] = [];
   const ages: number[] = [];
   let begun = 0;
   const [results] = await Promise.all([
-    mapWithConcurrency(here, plan.concurrency, async (shard) => {
-      if (begun >= plan.concurrency && now() >= handOffAt) {
-        late.push(shard);
-        return HANDED_OFF;
-      }
-      begun++;
-      const { outcome, ms } = await (ahead?.flushes.get(shard) ?? flushTimed(flushDeps, shard));
-      await takeOverLapsed(deps.takeOver, outcome);
-      flushTimes.push(ms);
-      if (outcome?.status === 'flushed') ages.push(outcome.lagMs);
-      return outcome;
-    }),
+    mapWithConcurrency(
+      here.map((shard, index) => ({ shard, index })),
+      plan.concurrency,
+      async ({ shard, index }) => {
+        if (lateFrom === undefined && begun >= plan.concurrency && now() >= handOffAt) {
+          lateFrom = index;
+          lateHandOff = handOff(deps.fanOut, here.slice(index), plan.perMessage);
+        }
+        if (lateFrom !== undefined) return HANDED_OFF;
+        begun++;
+        const { outcome, ms } = await (ahead?.flushes.get(shard) ?? flushTimed(flushDeps, shard));
+        await takeOverLapsed(deps.takeOver, outcome);
+        flushTimes.push(ms);
+        if (outcome?.status === 'flushed') ages.push(outcome.lagMs);
+        return outcome;
+      },
+    ),
     handOff(deps.fanOut, elsewhere, plan.perMessage),
   ]);
-  await handOff(deps.fanOut, late, plan.perMessage);
+  await lateHandOff;
   flushTime.observe(flushTimes);
   const ran = results.filter((result) => result !== HANDED_OFF);
   const unsettled = here.filter((_, i) => {
@@ -144,7 +152,7 @@ export async function runTick(deps: TickDeps): Promise<TickSummary> {
   metrics.addMetric(Metric.activeShards, MetricUnit.Count, shards.length);
   metrics.addMetric(Metric.oldestPendingAgeMs, MetricUnit.Milliseconds, oldestPendingAgeMs);
   metrics.addMetric(Metric.tickDurationMs, MetricUnit.Milliseconds, now() - started);
-  const fannedOut = elsewhere.length + late.length;
+  const fannedOut = elsewhere.length + (lateFrom === undefined ? 0 : here.length - lateFrom);
   if (fannedOut > 0) metrics.addMetric(Metric.shardsFannedOut, MetricUnit.Count, fannedOut);
   return {
     activeShards: shards.length,

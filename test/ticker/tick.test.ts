@@ -238,6 +238,36 @@ describe('runTick', () => {
     expect(summary.failed).toBe(0);
   });
 
+  it('hands the shards past its budget over at once, while its own flushes are still running', async () => {
+    const f = await fixture(dynalite());
+    const shards = Array.from({ length: 12 }, (_, i) => `m${String(i).padStart(2, '0')}`);
+    await putTo(f, shards);
+    class CountingStore extends SlowWriteStore {
+      written = 0;
+      override async putIfAbsent(key: string, body: Uint8Array): Promise<PutIfAbsentResult> {
+        // The second flush writes for longer: the first ends, and the budget is found spent, well before it.
+        if (key.includes('/m01/')) await new Promise((resolve) => setTimeout(resolve, 400));
+        const result = await super.putIfAbsent(key, body);
+        this.written++;
+        return result;
+      }
+    }
+    const slow = new CountingStore(f.memory as ObjectStore);
+    const writtenAtHandOff: number[] = [];
+    let clock = 0;
+    const summary = await runTick({
+      flush: f.flushDeps('ticker', { store: slow, now: () => (clock += 10) }),
+      intervalMs: 100,
+      concurrency: 2,
+      flushTime: new FlushTimeEstimate(1),
+      fanOut: async () => void writtenAtHandOff.push(slow.written),
+    });
+    expect(summary.fannedOut).toBeGreaterThan(0);
+    // One hand-off, before the last of the tick's own flushes had written: not after they all ended.
+    expect(writtenAtHandOff).toHaveLength(1);
+    expect(writtenAtHandOff[0]).toBeLessThan(summary.outcomes.length);
+  });
+
   it('hands fanned-out shards over in one call, as balanced lists of what a worker flushes in the budget', async () => {
     const f = await fixture(dynalite());
     const shards = Array.from({ length: 25 }, (_, i) => `f${String(i).padStart(2, '0')}`);

@@ -402,6 +402,11 @@ interface TickRun {
   /** Time spent handing shards over (one call, or two when P2 handed some late). */
   handOffMs: number;
   listMs: number;
+  /** The last commit of a shard the tick flushed itself / a worker flushed, from the tick's start. */
+  lastLocalMs: number;
+  lastWorkerMs: number;
+  /** The tick's flush-time estimate after the tick (what it plans the next with). */
+  flushMs: number;
   summary: TickSummary;
   local: number;
   workers: WorkerReport;
@@ -524,6 +529,9 @@ async function measure(
       tickMs,
       handOffMs: handOff.ms,
       listMs,
+      lastLocalMs: commits.length > 0 ? Math.max(...commits) - started : 0,
+      lastWorkerMs: report.report.commits > 0 ? report.report.lastCommitMs - started : 0,
+      flushMs: flushTime.ms,
       summary,
       local,
       workers: report.report,
@@ -557,6 +565,9 @@ function print(results: { shards: number; runs: TickRun[] }[]): void {
         'tick invocation ms': median(steady, (r) => r.tickMs),
         'hand-off ms': median(steady, (r) => r.handOffMs),
         'listing ms': median(steady, (r) => r.listMs),
+        'last local commit ms': median(steady, (r) => r.lastLocalMs),
+        'last worker commit ms': median(steady, (r) => r.lastWorkerMs),
+        'flush ms (estimate)': median(steady, (r) => r.flushMs),
         'flushed here': last.local,
         'by workers': last.workers.commits,
         messages: last.workers.messages,
@@ -564,7 +575,6 @@ function print(results: { shards: number; runs: TickRun[] }[]): void {
         'WAL PUTs': last.tickWalPuts + last.workers.walPuts,
         failed: last.summary.failed + last.workers.failedMessages,
         'slowest worker ms': median(steady, (r) => r.workers.slowestMs),
-        'worker CPU ms': median(steady, (r) => r.workers.cpuMs),
       };
     }),
   );

@@ -203,9 +203,12 @@ export class ShardwalService extends Construct {
       }),
     );
     // No batching window: a flush request is served before the next tick.
+    // One message an invocation: a tick's fan-out message is one worker's list
+    // (P5 in lib/ticker/tick-plan.ts), sized to what one invocation flushes in
+    // the interval; two in one invocation would take twice as long.
     fns.flushWorker.addEventSource(
       new SqsEventSource(this.queues.flush, {
-        batchSize: 10,
+        batchSize: 1,
         reportBatchItemFailures: true,
         // At most the worker's reserved concurrency: SQS never meets a throttle.
         maxConcurrency: FLUSH_WORKER_MAX_CONCURRENCY,

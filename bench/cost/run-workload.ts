@@ -347,7 +347,8 @@ export async function runWorkload(
               lead,
               sleep: async () => undefined,
             },
-            fanOut: async (shards: string[]) => {
+            fanOut: async (lists: string[][]) => {
+              const shards = lists.flat();
               fannedOut += shards.length;
               workerShards.push(...shards);
             },

@@ -427,24 +427,31 @@ function tickerLine(input: SteadyInput, intervals: number): LambdaLine {
  * Flush workers: the real tick planner (`planTick`) decides how many active
  * shards a tick keeps, given the flush time it would measure; flushes run
  * concurrently on one CPU, so each one's wall time is about the tick's
- * modelled busy time. The rest are fanned out, ten shards a worker
- * invocation, each flush billed at the worker's memory.
+ * modelled busy time. The rest are fanned out in lists (P5 in
+ * `lib/ticker/tick-plan.ts`), one worker invocation a list, which flushes
+ * its list in waves of `TICK_SIZING.maxConcurrency`, billed at the worker's memory.
  */
 function workerLine(input: SteadyInput, intervals: number): LambdaLine {
   const fn = input.deployment.functions.flushWorker;
   const active = input.ticks.activeShards;
-  const fannedOut = fannedOutPerInterval(input);
+  const { fannedOut, perMessage } = fanOutPerInterval(input);
   const a = input.assumptions;
   const perFlushMs =
     input.cpu.flushMs * Math.max(1, a.fullVcpuMemoryMb / fn.memoryMb) +
     (input.ticks.perInterval.requests / Math.max(1, active)) * a.dynamoLatencyMs +
     a.s3PutLatencyMs;
-  const invocations = (fannedOut / TICK_SIZING.fanOutBatch) * intervals;
-  return line('flushWorker', invocations, perFlushMs * TICK_SIZING.fanOutBatch, fn.memoryMb);
+  const lists = fannedOut > 0 ? Math.ceil(fannedOut / perMessage) : 0;
+  const waves = lists > 0 ? Math.ceil(fannedOut / lists / TICK_SIZING.maxConcurrency) : 0;
+  return line('flushWorker', lists * intervals, perFlushMs * waves, fn.memoryMb);
 }
 
 /** Active shards per interval a tick hands to workers (see `workerLine`). */
 export function fannedOutPerInterval(input: SteadyInput): number {
+  return fanOutPerInterval(input).fannedOut;
+}
+
+/** Shards a tick hands to workers per interval, and the most it names in one message. */
+function fanOutPerInterval(input: SteadyInput): { fannedOut: number; perMessage: number } {
   const active = Math.round(input.ticks.activeShards);
   const plan = planTick({
     activeShards: active,
@@ -455,7 +462,7 @@ export function fannedOutPerInterval(input: SteadyInput): number {
     concurrency: input.deployment.settings.service.flushConcurrency,
     maxShardsPerTick: input.deployment.settings.service.maxShardsPerTick,
   });
-  return active - plan.here;
+  return { fannedOut: active - plan.here, perMessage: plan.perMessage };
 }
 
 /**

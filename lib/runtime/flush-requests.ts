@@ -7,11 +7,24 @@ import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aw
 import { UnavailableError } from '../errors.js';
 import type { FlushRequester } from '../put/put-rows.js';
 
-/** Body of a flush-queue message. */
-export interface FlushMessage {
-  shard: string;
-  reason: 'size-trigger' | 'fan-out';
-}
+/**
+ * Body of a flush-queue message: one shard (a size trigger; fan-out messages
+ * of earlier versions), or a tick's list of shards for one worker (P5 in
+ * `lib/ticker/tick-plan.ts`).
+ */
+export type FlushMessage =
+  | { shard: string; reason: 'size-trigger' | 'fan-out' }
+  | { shards: string[]; reason: 'fan-out' };
+
+/** Limits of the fan-out's sends. */
+export const FAN_OUT_SEND = {
+  /** Entries per SendMessageBatch (SQS's limit). */
+  maxEntries: 10,
+  /** Bytes of message bodies per SendMessageBatch (SQS's limit: 256 KiB for the whole request). */
+  maxRequestBytes: 256 * 1024,
+  /** Sends of one entry before the hand-off gives up on it (the next tick lists its shards again). */
+  attempts: 3,
+} as const;
 
 /** A requester that sends one flush-queue message. */
 export function sqsFlushRequester(sqs: SQSClient, queueUrl: string): FlushRequester {
@@ -23,24 +36,75 @@ export function sqsFlushRequester(sqs: SQSClient, queueUrl: string): FlushReques
   };
 }
 
-/** Fans shards out to flush workers, one message per shard, ten per request. */
-export function sqsFanOut(sqs: SQSClient, queueUrl: string): (shards: string[]) => Promise<void> {
-  return async (shards) => {
-    for (let at = 0; at < shards.length; at += 10) {
-      const entries = shards.slice(at, at + 10).map((shard, i) => ({
-        Id: String(i),
-        MessageBody: JSON.stringify({ shard, reason: 'fan-out' } satisfies FlushMessage),
-      }));
-      const out = await sqs.send(
-        new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }),
+/**
+ * Fans lists of shards out to flush workers, one message per list: the
+ * messages are packed into SendMessageBatch requests (ten entries and
+ * 256 KiB at most) that are all sent at once. Entries SQS reports failed,
+ * and those of a request that failed whole, are sent again, up to
+ * `FAN_OUT_SEND.attempts` times; what still failed rejects with an
+ * UnavailableError naming how many shards were not handed over (they stay
+ * pending: the next tick lists them again).
+ */
+export function sqsFanOut(sqs: SQSClient, queueUrl: string): (lists: string[][]) => Promise<void> {
+  return async (lists) => {
+    let entries: FanOutEntry[] = lists.map((shards, i) => ({
+      Id: String(i),
+      MessageBody: JSON.stringify({ shards, reason: 'fan-out' } satisfies FlushMessage),
+    }));
+    let lastError = '';
+    for (let attempt = 0; attempt < FAN_OUT_SEND.attempts && entries.length > 0; attempt++) {
+      const sent = await Promise.all(
+        packRequests(entries).map(async (batch) => {
+          try {
+            const out = await sqs.send(
+              new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch }),
+            );
+            const failed = new Set((out.Failed ?? []).map((f) => f.Id));
+            if (failed.size > 0) lastError = out.Failed?.[0]?.Message ?? 'failed';
+            return batch.filter((entry) => failed.has(entry.Id));
+          } catch (error) {
+            lastError = (error as Error).message;
+            return batch;
+          }
+        }),
       );
-      if (out.Failed && out.Failed.length > 0) {
-        throw new UnavailableError(
-          `flush fan-out: ${out.Failed.length} messages not sent: ${out.Failed[0]?.Message}`,
-        );
-      }
+      entries = sent.flat();
+    }
+    if (entries.length > 0) {
+      const shards = entries.reduce((sum, entry) => sum + lists[Number(entry.Id)]!.length, 0);
+      throw new UnavailableError(
+        `flush fan-out: ${entries.length} of ${lists.length} messages (${shards} shards) not sent after ${FAN_OUT_SEND.attempts} attempts: ${lastError}`,
+      );
     }
   };
+}
+
+/** One message of a fan-out send. */
+interface FanOutEntry {
+  Id: string;
+  MessageBody: string;
+}
+
+/** Packs entries into requests of at most ten entries and 256 KiB of bodies, in order. */
+function packRequests(entries: readonly FanOutEntry[]): FanOutEntry[][] {
+  const requests: FanOutEntry[][] = [];
+  let bytes = 0;
+  for (const entry of entries) {
+    const size = Buffer.byteLength(entry.MessageBody);
+    const open = requests.at(-1);
+    if (
+      open &&
+      open.length < FAN_OUT_SEND.maxEntries &&
+      bytes + size <= FAN_OUT_SEND.maxRequestBytes
+    ) {
+      open.push(entry);
+      bytes += size;
+    } else {
+      requests.push([entry]);
+      bytes = size;
+    }
+  }
+  return requests;
 }
 
 let localRequester: FlushRequester | undefined;

@@ -23,6 +23,12 @@
  *     flight: with more flushes at once, each takes a proportionally smaller
  *     byte cap (a bigger backlog drains over more ticks, one PUT each).
  * P4. Without fan-out every active shard is flushed here, however long it takes.
+ * P5. The rest is handed over as lists, one message per worker, each list
+ *     what one worker flushes within the budget at the same width and flush
+ *     time (`perMessage`), the lists of one tick balanced to within one shard.
+ *     A tick's hand-off is then a few requests (`sqsFanOut` sends up to ten
+ *     lists a request, all requests at once), not one message per shard: it
+ *     stays a few round trips whatever the number of active shards.
  */
 import type { ShardwalConfig } from '../config.js';
 
@@ -40,10 +46,11 @@ export const TICK_SIZING = {
   baseConcurrency: 8,
   /** Smallest byte cap per flush under P3 (a flush always takes at least one batch anyway). */
   minFlushBytes: 1024 * 1024,
-  /** Shards per fan-out hand-off (SQS SendMessageBatch takes ten entries). */
-  fanOutBatch: 10,
-  /** Fan-out hand-offs in flight at once. */
-  fanOutConcurrency: 8,
+  /**
+   * Most shards one fan-out message names (P5): 1,500 names of at most 64
+   * characters stay under 100 KiB, well within SQS's 256 KiB message limit.
+   */
+  maxShardsPerMessage: 1_500,
 } as const;
 
 /** What a tick's plan is made from. */
@@ -72,6 +79,8 @@ export interface TickPlan {
   flushBytes: number;
   /** Time the tick gives its own flushes (P2); undefined: no budget. */
   budgetMs: number | undefined;
+  /** Most shards one fan-out message names, what one worker flushes within the budget (P5). */
+  perMessage: number;
 }
 
 /** Plans one tick (P1-P4). */
@@ -91,17 +100,43 @@ export function planTick(input: TickPlanInput): TickPlan {
     ? activeShards
     : Math.min(activeShards, input.maxShardsPerTick ?? fitsInBudget);
   const concurrency = input.concurrency ?? clamp(here, 1, widest);
-  return { concurrency, here, flushBytes: flushBytesFor(input, concurrency), budgetMs };
+  // P5: a worker flushes as wide as a tick may (`flushMessage`), within the same budget.
+  const perMessage =
+    budgetMs === undefined
+      ? TICK_SIZING.maxShardsPerMessage
+      : clamp(
+          Math.floor((TICK_SIZING.maxConcurrency * budgetMs) / Math.max(1, flushMs)),
+          1,
+          TICK_SIZING.maxShardsPerMessage,
+        );
+  const flushBytes =
+    input.concurrency === undefined
+      ? flushBytesAt(input.maxWalObjectBytes, concurrency)
+      : // An operator who set the concurrency sized memory for it.
+        input.maxWalObjectBytes;
+  return { concurrency, here, flushBytes, budgetMs, perMessage };
 }
 
-function flushBytesFor(input: TickPlanInput, concurrency: number): number {
-  const { maxWalObjectBytes } = input;
-  // An operator who set the concurrency sized memory for it.
-  if (input.concurrency !== undefined || concurrency <= TICK_SIZING.baseConcurrency) {
-    return maxWalObjectBytes;
-  }
+/**
+ * The byte cap of one flush among `concurrency` at once (P3): the memory of
+ * `baseConcurrency` full WAL objects, shared.
+ */
+export function flushBytesAt(maxWalObjectBytes: number, concurrency: number): number {
+  if (concurrency <= TICK_SIZING.baseConcurrency) return maxWalObjectBytes;
   const share = Math.floor((maxWalObjectBytes * TICK_SIZING.baseConcurrency) / concurrency);
   return Math.max(Math.min(maxWalObjectBytes, TICK_SIZING.minFlushBytes), share);
+}
+
+/** Splits `shards` into the fewest lists of at most `perMessage`, balanced to within one (P5). */
+export function fanOutLists(shards: readonly string[], perMessage: number): string[][] {
+  const count = Math.ceil(shards.length / Math.max(1, perMessage));
+  const lists: string[][] = [];
+  for (let i = 0, at = 0; i < count; i++) {
+    const size = Math.ceil((shards.length - at) / (count - i));
+    lists.push(shards.slice(at, at + size));
+    at += size;
+  }
+  return lists;
 }
 
 function clamp(value: number, low: number, high: number): number {

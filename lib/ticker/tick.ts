@@ -16,7 +16,7 @@ import type { RebuildTakeover } from '../recovery/takeover.js';
 import { claimAhead, processClaimLead, sleepUntil, type TickSlot } from './claim-lead.js';
 import { mapWithConcurrency } from './concurrency.js';
 import { oldestAgeMs, pendingAgeAfter, SETTLED } from './pending-age.js';
-import { FlushTimeEstimate, planTick, TICK_SIZING, type TickPlan } from './tick-plan.js';
+import { FlushTimeEstimate, fanOutLists, planTick, type TickPlan } from './tick-plan.js';
 
 /** What a tick needs. */
 export interface TickDeps {
@@ -27,8 +27,12 @@ export interface TickDeps {
   concurrency?: number | undefined;
   /** Override of the derived shards flushed here (`SHARDWAL_MAX_SHARDS_PER_TICK`). */
   maxShardsPerTick?: number | undefined;
-  /** Hands shards to workers (one message per shard); absent → flush all here. */
-  fanOut?: (shards: string[]) => Promise<void>;
+  /**
+   * Hands shards to workers, one message per list (P5 in `tick-plan.ts`);
+   * absent → flush all here. A rejection means some lists may not have been
+   * handed over: those shards stay pending, and the next tick lists them again.
+   */
+  fanOut?: (lists: string[][]) => Promise<void>;
   /** Flush time learned across ticks; one per process by default. */
   flushTime?: FlushTimeEstimate;
   /** The grid slot this tick stands for: given, the tick claims ahead of it (K1 in `claim-lead.ts`). */
@@ -108,26 +112,34 @@ export async function runTick(deps: TickDeps): Promise<TickSummary> {
     deps.fanOut && plan.budgetMs !== undefined
       ? started + Math.max(0, plan.budgetMs - flushTime.ms)
       : Number.POSITIVE_INFINITY;
-  const late: string[] = [];
+  // The first shard past the budget (P2): it and every later one (none started) go to workers
+  // at once, while the flushes already running finish.
+  let lateFrom: number | undefined;
+  let lateHandOff: Promise<void> = Promise.resolve();
   const flushTimes: number[] = [];
   const ages: number[] = [];
   let begun = 0;
   const [results] = await Promise.all([
-    mapWithConcurrency(here, plan.concurrency, async (shard) => {
-      if (begun >= plan.concurrency && now() >= handOffAt) {
-        late.push(shard);
-        return HANDED_OFF;
-      }
-      begun++;
-      const { outcome, ms } = await (ahead?.flushes.get(shard) ?? flushTimed(flushDeps, shard));
-      await takeOverLapsed(deps.takeOver, outcome);
-      flushTimes.push(ms);
-      if (outcome?.status === 'flushed') ages.push(outcome.lagMs);
-      return outcome;
-    }),
-    handOff(deps.fanOut, elsewhere),
+    mapWithConcurrency(
+      here.map((shard, index) => ({ shard, index })),
+      plan.concurrency,
+      async ({ shard, index }) => {
+        if (lateFrom === undefined && begun >= plan.concurrency && now() >= handOffAt) {
+          lateFrom = index;
+          lateHandOff = handOff(deps.fanOut, here.slice(index), plan.perMessage);
+        }
+        if (lateFrom !== undefined) return HANDED_OFF;
+        begun++;
+        const { outcome, ms } = await (ahead?.flushes.get(shard) ?? flushTimed(flushDeps, shard));
+        await takeOverLapsed(deps.takeOver, outcome);
+        flushTimes.push(ms);
+        if (outcome?.status === 'flushed') ages.push(outcome.lagMs);
+        return outcome;
+      },
+    ),
+    handOff(deps.fanOut, elsewhere, plan.perMessage),
   ]);
-  await handOff(deps.fanOut, late);
+  await lateHandOff;
   flushTime.observe(flushTimes);
   const ran = results.filter((result) => result !== HANDED_OFF);
   const unsettled = here.filter((_, i) => {
@@ -140,7 +152,7 @@ export async function runTick(deps: TickDeps): Promise<TickSummary> {
   metrics.addMetric(Metric.activeShards, MetricUnit.Count, shards.length);
   metrics.addMetric(Metric.oldestPendingAgeMs, MetricUnit.Milliseconds, oldestPendingAgeMs);
   metrics.addMetric(Metric.tickDurationMs, MetricUnit.Milliseconds, now() - started);
-  const fannedOut = elsewhere.length + late.length;
+  const fannedOut = elsewhere.length + (lateFrom === undefined ? 0 : here.length - lateFrom);
   if (fannedOut > 0) metrics.addMetric(Metric.shardsFannedOut, MetricUnit.Count, fannedOut);
   return {
     activeShards: shards.length,
@@ -172,22 +184,26 @@ export async function takeOverLapsed(
   }
 }
 
-/** Hands `shards` to workers, ten a message batch, a few batches at once. */
-async function handOff(fanOut: TickDeps['fanOut'], shards: readonly string[]): Promise<void> {
+/**
+ * Hands `shards` to workers in lists of at most `perMessage` (P5). A failed
+ * hand-off must not cost this tick its own shards: it is logged, and the
+ * shards it did not hand over stay pending (nothing here clears a marker),
+ * so the next tick lists them again.
+ */
+async function handOff(
+  fanOut: TickDeps['fanOut'],
+  shards: readonly string[],
+  perMessage: number,
+): Promise<void> {
   if (!fanOut || shards.length === 0) return;
-  const batches: string[][] = [];
-  for (let at = 0; at < shards.length; at += TICK_SIZING.fanOutBatch) {
-    batches.push(shards.slice(at, at + TICK_SIZING.fanOutBatch));
+  try {
+    await fanOut(fanOutLists(shards, perMessage));
+  } catch (error) {
+    logger.error('fan-out failed; the shards not handed over wait for the next tick', {
+      shards: shards.length,
+      error: error as Error,
+    });
   }
-  await mapWithConcurrency(batches, TICK_SIZING.fanOutConcurrency, (batch) =>
-    // A failed hand-off must not cost this tick its own shards; those stay pending.
-    fanOut(batch).catch((error: unknown) => {
-      logger.error('fan-out failed; those shards wait for the next tick', {
-        shards: batch.length,
-        error: error as Error,
-      });
-    }),
-  );
 }
 
 /** Ages of the oldest pending batch of shards whose flush did not commit; a failed read counts nothing. */

@@ -282,6 +282,8 @@ describe('ShardwalService', () => {
       expect(bySource[logicalIdOf(s.service.queues.flush)]).toMatchObject({
         FunctionName: { Ref: functionId(s, 'flushWorker') },
         FunctionResponseTypes: ['ReportBatchItemFailures'],
+        // One fan-out list an invocation (P5 in lib/ticker/tick-plan.ts).
+        BatchSize: 1,
       });
       expect(bySource[logicalIdOf(s.service.queues.ingestFifo)]).toMatchObject({
         FunctionName: { Ref: functionId(s, 'putSqs') },
@@ -301,7 +303,7 @@ describe('ShardwalService', () => {
         )?.Properties.ScalingConfig;
       expect(concurrencyOf(s, s.service.queues.ingest)).toEqual({ MaximumConcurrency: 40 });
       expect(concurrencyOf(s, s.service.queues.ingestFifo)).toEqual({ MaximumConcurrency: 10 });
-      expect(concurrencyOf(s, s.service.queues.flush)).toEqual({ MaximumConcurrency: 10 });
+      expect(concurrencyOf(s, s.service.queues.flush)).toEqual({ MaximumConcurrency: 40 });
       const capped = synth({ ingestStandardMaxConcurrency: 5, ingestFifoMaxConcurrency: 3 });
       expect(concurrencyOf(capped, capped.service.queues.ingest)).toEqual({
         MaximumConcurrency: 5,
@@ -381,7 +383,7 @@ describe('ShardwalService', () => {
         statusHttp: undefined,
         putSqs: undefined,
         flushTick: 2,
-        flushWorker: 10,
+        flushWorker: 40,
         export: 2,
         recover: 2,
       });

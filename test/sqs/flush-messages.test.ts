@@ -78,10 +78,73 @@ describe('handleFlushMessages', () => {
     expect(await readShardRecord(f.table, 'clicks')).toMatchObject({ durableSeq: 0 });
   });
 
+  it('flushes every shard a fan-out list names, one WAL object each', async () => {
+    const f = await fixture(dynalite());
+    const shards = ['l0', 'l1', 'l2', 'l3'];
+    for (const shard of shards) await putTo(f, shard);
+    const [first] = sqsEvent(EventFile.flushRequests).Records;
+    const list = redelivered(first!, 'list', JSON.stringify({ shards, reason: 'fan-out' }));
+    const response = await handleFlushMessages(
+      { Records: [list] },
+      lambdaContext(),
+      f.flushDeps('worker'),
+    );
+    expect(response.batchItemFailures).toEqual([]);
+    for (const shard of shards) {
+      expect(await readShardRecord(f.table, shard)).toMatchObject({
+        durableSeq: 1,
+        walNextPos: 1,
+        pending: false,
+      });
+    }
+    expect(f.store.counts().putIfAbsent).toBe(4);
+  });
+
+  it('fails a list message when one of its flushes hit a transient error; its retry flushes that shard and writes nothing twice', async () => {
+    const f = await fixture(dynalite());
+    const shards = ['orders', 'clicks', 'views'];
+    for (const shard of shards) await putTo(f, shard);
+    let failClicks = true;
+    class FlakyStore extends InstrumentedObjectStore {
+      override async putIfAbsent(key: string, body: Uint8Array): Promise<PutIfAbsentResult> {
+        if (failClicks && key.includes('/clicks/')) throw new UnavailableError('S3 503 SlowDown');
+        return super.putIfAbsent(key, body);
+      }
+    }
+    const store = new FlakyStore(f.memory);
+    const [first] = sqsEvent(EventFile.flushRequests).Records;
+    const list = redelivered(first!, 'list', JSON.stringify({ shards, reason: 'fan-out' }));
+    const deps = f.flushDeps('worker', { store });
+    const response = await handleFlushMessages({ Records: [list] }, lambdaContext(), deps);
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'list' }]);
+    expect(await readShardRecord(f.table, 'orders')).toMatchObject({ durableSeq: 1 });
+    expect(await readShardRecord(f.table, 'views')).toMatchObject({ durableSeq: 1 });
+    expect(await readShardRecord(f.table, 'clicks')).toMatchObject({
+      durableSeq: 0,
+      pending: true,
+    });
+    // SQS delivers the message again: the shard that failed is flushed, the others are idle.
+    failClicks = false;
+    const retried = await handleFlushMessages({ Records: [list] }, lambdaContext(), deps);
+    expect(retried.batchItemFailures).toEqual([]);
+    expect(await readShardRecord(f.table, 'clicks')).toMatchObject({
+      durableSeq: 1,
+      pending: false,
+    });
+    expect(
+      f.memory
+        .keys()
+        .filter((key) => key.includes('/wal/'))
+        .sort(),
+    ).toEqual(shards.map((shard) => `shards/${shard}/wal/${'0'.repeat(20)}`).sort());
+  });
+
   it.each([
     ['not JSON', 'flush clicks'],
     ['null', 'null'],
     ['no shard', '{"reason":"fan-out"}'],
+    ['an empty list', '{"shards":[],"reason":"fan-out"}'],
+    ['a list with a bad name', '{"shards":["ok","Not OK"],"reason":"fan-out"}'],
   ])('reports a message that is %s', async (_label, body) => {
     const f = await fixture(dynalite());
     const [first] = sqsEvent(EventFile.flushRequests).Records;

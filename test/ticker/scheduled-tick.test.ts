@@ -64,7 +64,7 @@ async function invoke(
       fannedOut: 0,
       outcomes: [],
       failed: 0,
-      plan: { concurrency: 1, here: 0, flushBytes: 1, budgetMs: undefined },
+      plan: { concurrency: 1, here: 0, flushBytes: 1, budgetMs: undefined, perMessage: 1 },
       oldestPendingAgeMs: 0,
     };
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   FlushTimeEstimate,
+  fanOutLists,
   fixedFlushConcurrency,
   planTick,
   TICK_SIZING,
@@ -59,7 +60,13 @@ describe('planTick', () => {
 
   it('applies the overrides as given', () => {
     const given = plan({ activeShards: 1_000, concurrency: 3, maxShardsPerTick: 64 });
-    expect(given).toEqual({ concurrency: 3, here: 64, flushBytes: 32 * MIB, budgetMs: 600 });
+    expect(given).toEqual({
+      concurrency: 3,
+      here: 64,
+      flushBytes: 32 * MIB,
+      budgetMs: 600,
+      perMessage: 240,
+    });
   });
 
   it('shrinks the byte cap of each flush as concurrency grows past the base, bounding memory', () => {
@@ -71,6 +78,41 @@ describe('planTick', () => {
       TICK_SIZING.baseConcurrency * 32 * MIB,
     );
     expect(plan({ activeShards: 1_000, maxWalObjectBytes: 2 * MIB }).flushBytes).toBe(MIB);
+  });
+});
+
+describe('planTick and perMessage', () => {
+  it('names in one fan-out message what one worker flushes within the budget', () => {
+    // A worker flushes 48 at once: 48 × 600 ms / 80 ms = 360 shards.
+    expect(plan({ activeShards: 10_000, flushMs: 80 }).perMessage).toBe(360);
+    expect(plan({ activeShards: 10_000, flushMs: 60_000 }).perMessage).toBe(1);
+  });
+
+  it('never names more than maxShardsPerMessage, so a message stays within SQS limits', () => {
+    expect(plan({ activeShards: 10_000, flushMs: 1 }).perMessage).toBe(
+      TICK_SIZING.maxShardsPerMessage,
+    );
+    expect(plan({ activeShards: 10_000, intervalMs: undefined }).perMessage).toBe(
+      TICK_SIZING.maxShardsPerMessage,
+    );
+    // The most names of 64 characters, as JSON, stay under 100 KiB (SQS takes 256 KiB).
+    const longest = Array.from({ length: TICK_SIZING.maxShardsPerMessage }, () => 'a'.repeat(64));
+    expect(JSON.stringify({ shards: longest, reason: 'fan-out' }).length).toBeLessThan(100 * 1024);
+  });
+});
+
+describe('fanOutLists', () => {
+  const names = (n: number) => Array.from({ length: n }, (_, i) => `s${i}`);
+
+  it('splits into the fewest lists of at most perMessage, balanced to within one', () => {
+    expect(fanOutLists(names(25), 10).map((list) => list.length)).toEqual([9, 8, 8]);
+    expect(fanOutLists(names(20), 10).map((list) => list.length)).toEqual([10, 10]);
+    expect(fanOutLists(names(3), 10)).toEqual([['s0', 's1', 's2']]);
+    expect(fanOutLists([], 10)).toEqual([]);
+  });
+
+  it('keeps every shard once, in order', () => {
+    expect(fanOutLists(names(9_640), 360).flat()).toEqual(names(9_640));
   });
 });
 

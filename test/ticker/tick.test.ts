@@ -119,14 +119,14 @@ describe('runTick', () => {
     expect(f.memory.keys().filter((key) => key.includes('/idle/'))).toHaveLength(1);
   });
 
-  it('flushes maxShardsPerTick shards itself and fans the rest out, one entry per shard', async () => {
+  it('flushes maxShardsPerTick shards itself and fans the rest out as one list per worker', async () => {
     const f = await fixture(dynalite());
     const shards = ['s0', 's1', 's2', 's3', 's4'];
     await putTo(f, shards);
-    const fanOut = vi.fn(async (_shards: string[]) => {});
+    const fanOut = vi.fn(async (_lists: string[][]) => {});
     const summary = await runTick(tickDeps(f, { maxShardsPerTick: 2, fanOut }));
     expect(fanOut).toHaveBeenCalledTimes(1);
-    expect(fanOut).toHaveBeenCalledWith(['s2', 's3', 's4']);
+    expect(fanOut).toHaveBeenCalledWith([['s2', 's3', 's4']]);
     expect(summary).toMatchObject({ activeShards: 5, fannedOut: 3 });
     expect(summary.outcomes.map((o) => o.shard)).toEqual(['s0', 's1']);
     expect(f.store.counts().putIfAbsent).toBe(2);
@@ -204,7 +204,7 @@ describe('runTick', () => {
       flush: f.flushDeps('ticker', { store: latch }),
       intervalMs: 1_000,
       flushTime,
-      fanOut: async (batch) => void fanned.push(...batch),
+      fanOut: async (lists) => void fanned.push(...lists.flat()),
     });
     // 48 at once × 600 ms of budget / 6 s per flush: 4 here, 4 at once.
     expect(summary.plan).toMatchObject({ concurrency: 4, here: 4 });
@@ -227,7 +227,7 @@ describe('runTick', () => {
       intervalMs: 100,
       concurrency: 2,
       flushTime: new FlushTimeEstimate(1),
-      fanOut: async (batch) => void fanned.push(...batch),
+      fanOut: async (lists) => void fanned.push(...lists.flat()),
     });
     expect(summary.plan).toMatchObject({ concurrency: 2, here: 12, budgetMs: 60 });
     const flushedHere = summary.outcomes.map((o) => o.shard);
@@ -238,24 +238,78 @@ describe('runTick', () => {
     expect(summary.failed).toBe(0);
   });
 
-  it('hands fanned-out shards over ten at a time, several batches at once', async () => {
+  it('hands the shards past its budget over at once, while its own flushes are still running', async () => {
+    const f = await fixture(dynalite());
+    const shards = Array.from({ length: 12 }, (_, i) => `m${String(i).padStart(2, '0')}`);
+    await putTo(f, shards);
+    class CountingStore extends SlowWriteStore {
+      written = 0;
+      override async putIfAbsent(key: string, body: Uint8Array): Promise<PutIfAbsentResult> {
+        // The second flush writes for longer: the first ends, and the budget is found spent, well before it.
+        if (key.includes('/m01/')) await new Promise((resolve) => setTimeout(resolve, 400));
+        const result = await super.putIfAbsent(key, body);
+        this.written++;
+        return result;
+      }
+    }
+    const slow = new CountingStore(f.memory as ObjectStore);
+    const writtenAtHandOff: number[] = [];
+    let clock = 0;
+    const summary = await runTick({
+      flush: f.flushDeps('ticker', { store: slow, now: () => (clock += 10) }),
+      intervalMs: 100,
+      concurrency: 2,
+      flushTime: new FlushTimeEstimate(1),
+      fanOut: async () => void writtenAtHandOff.push(slow.written),
+    });
+    expect(summary.fannedOut).toBeGreaterThan(0);
+    // One hand-off, before the last of the tick's own flushes had written: not after they all ended.
+    expect(writtenAtHandOff).toHaveLength(1);
+    expect(writtenAtHandOff[0]).toBeLessThan(summary.outcomes.length);
+  });
+
+  it('hands fanned-out shards over in one call, as balanced lists of what a worker flushes in the budget', async () => {
     const f = await fixture(dynalite());
     const shards = Array.from({ length: 25 }, (_, i) => `f${String(i).padStart(2, '0')}`);
     await putTo(f, shards);
-    const handed: string[][] = [];
-    let inFlight = 0;
-    let maxInFlight = 0;
-    const fanOut = async (batch: string[]) => {
-      maxInFlight = Math.max(maxInFlight, ++inFlight);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      handed.push(batch);
-      inFlight--;
-    };
-    const summary = await runTick(tickDeps(f, { maxShardsPerTick: 1, fanOut }));
+    const handed: string[][][] = [];
+    const summary = await runTick({
+      ...tickDeps(f, { maxShardsPerTick: 1 }),
+      intervalMs: 1_000,
+      // 48 at once × 600 ms of budget / 2,880 ms a flush: 10 shards a worker.
+      flushTime: new FlushTimeEstimate(2_880),
+      fanOut: async (lists) => void handed.push(lists),
+    });
+    expect(summary.plan.perMessage).toBe(10);
     expect(summary.fannedOut).toBe(24);
-    expect(handed.map((batch) => batch.length).sort()).toEqual([10, 10, 4]);
-    expect(handed.flat().sort()).toEqual(shards.slice(1));
-    expect(maxInFlight).toBe(3);
+    expect(handed).toHaveLength(1);
+    expect(handed[0]!.map((list) => list.length)).toEqual([8, 8, 8]);
+    expect(handed[0]!.flat()).toEqual(shards.slice(1));
+  });
+
+  it('leaves the shards of a failed hand-off pending, and the next tick hands them over again', async () => {
+    const f = await fixture(dynalite());
+    const shards = ['h0', 'h1', 'h2', 'h3'];
+    await putTo(f, shards);
+    const failing = async () => {
+      throw new UnavailableError('SQS unreachable (test)');
+    };
+    const first = await runTick(tickDeps(f, { maxShardsPerTick: 1, fanOut: failing }));
+    expect(first).toMatchObject({ activeShards: 4, fannedOut: 3, failed: 0 });
+    expect(first.outcomes.map((o) => [o.shard, o.status])).toEqual([['h0', 'flushed']]);
+    for (const shard of shards.slice(1)) {
+      expect(await readShardRecord(f.table, shard)).toMatchObject({ durableSeq: 0, pending: true });
+    }
+    const handed: string[] = [];
+    const second = await runTick(
+      tickDeps(f, {
+        maxShardsPerTick: 1,
+        fanOut: async (lists) => void handed.push(...lists.flat()),
+      }),
+    );
+    // h0 is drained; the next tick lists the three the failed hand-off left and hands them over again.
+    expect(second.activeShards).toBe(3);
+    expect([...second.outcomes.map((o) => o.shard), ...handed].sort()).toEqual(shards.slice(1));
   });
 });
 

@@ -320,8 +320,3 @@ export class InternalError extends ShardwalError {
     this.name = 'InternalError';
   }
 }
-
-/** True when `error` is a shardwal error of `kind`. */
-export function isErrorKind(error: unknown, kind: ErrorKind): error is ShardwalError {
-  return error instanceof ShardwalError && error.kind === kind;
-}

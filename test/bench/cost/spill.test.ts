@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { PRICES_US_EAST_1, type PriceTable } from '../../../bench/cost/billing/prices.js';
 import {
   breakEvenBytes,
   itemUsd,
   type SpillInputs,
   sharePast,
   spillUsd,
-} from '../../bench/cost/spill.js';
-import { PRICES_US_EAST_1, type PriceTable } from '../../lib/cost/prices.js';
+} from '../../../bench/cost/spill.js';
 
 const MONTH = 730 * 3600;
 const base: SpillInputs = {

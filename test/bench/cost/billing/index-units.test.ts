@@ -6,8 +6,8 @@ import {
   indexEntryStorageBytes,
   indexWriteUnits,
   ProjectionType,
-} from '../../lib/cost/index-units.js';
-import { itemSize } from '../../lib/cost/item-size.js';
+} from '../../../../bench/cost/billing/index-units.js';
+import { itemSize } from '../../../../bench/cost/billing/item-size.js';
 
 const TABLE_KEYS = ['pk', 'sk'];
 const pending: IndexSchema = {

@@ -9,7 +9,7 @@ import {
   type DescribeTableCommandOutput,
   type KeySchemaElement,
 } from '@aws-sdk/client-dynamodb';
-import { InternalError } from '../errors.js';
+import { InternalError } from '../../../lib/errors.js';
 import { type IndexSchema, ProjectionType, type TableSchema } from './index-units.js';
 
 /** The one method of a DynamoDB client the meter uses. */

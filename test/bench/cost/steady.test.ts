@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { ASSUMPTIONS } from '../../bench/cost/assumptions.js';
-import type { DeploymentFacts } from '../../bench/cost/deployment.js';
-import type { JobProfile, PutProfile, TickProfile } from '../../bench/cost/profiles.js';
+import { ASSUMPTIONS } from '../../../bench/cost/assumptions.js';
+import { bill } from '../../../bench/cost/billing/bill.js';
+import { PRICES_US_EAST_1 } from '../../../bench/cost/billing/prices.js';
+import type { DeploymentFacts } from '../../../bench/cost/deployment.js';
+import type { JobProfile, PutProfile, TickProfile } from '../../../bench/cost/profiles.js';
 import {
   cycle,
   measuredTicks,
   modelledTicks,
   type SteadyInput,
   steadyHour,
-} from '../../bench/cost/steady.js';
-import { expectedActiveShards, fitTicks, tickCost } from '../../bench/cost/tick-model.js';
-import { variantOf } from '../../bench/cost/workload.js';
-import { bill } from '../../lib/cost/bill.js';
-import { PRICES_US_EAST_1 } from '../../lib/cost/prices.js';
+} from '../../../bench/cost/steady.js';
+import { expectedActiveShards, fitTicks, tickCost } from '../../../bench/cost/tick-model.js';
+import { variantOf } from '../../../bench/cost/workload.js';
 
 const fn = (memoryMb: number) => ({
   memoryMb,

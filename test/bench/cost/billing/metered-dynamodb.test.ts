@@ -7,15 +7,15 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { type Item, itemSize } from '../../lib/cost/item-size.js';
-import { MeteredDynamoDB } from '../../lib/cost/metered-dynamodb.js';
-import { InternalError } from '../../lib/errors.js';
-import { claimFlush } from '../../lib/fence/claim.js';
-import { allocateSeq } from '../../lib/memtable/allocate.js';
-import { deleteBatches, sealVoid } from '../../lib/memtable/batches.js';
-import { ensureTable } from '../../lib/memtable/create-table.js';
-import { scanShardRecords } from '../../lib/memtable/list-shards.js';
-import { clearPending, listPendingShards } from '../../lib/memtable/pending-index.js';
+import { type Item, itemSize } from '../../../../bench/cost/billing/item-size.js';
+import { MeteredDynamoDB } from '../../../../bench/cost/billing/metered-dynamodb.js';
+import { InternalError } from '../../../../lib/errors.js';
+import { claimFlush } from '../../../../lib/fence/claim.js';
+import { allocateSeq } from '../../../../lib/memtable/allocate.js';
+import { deleteBatches, sealVoid } from '../../../../lib/memtable/batches.js';
+import { ensureTable } from '../../../../lib/memtable/create-table.js';
+import { scanShardRecords } from '../../../../lib/memtable/list-shards.js';
+import { clearPending, listPendingShards } from '../../../../lib/memtable/pending-index.js';
 import {
   batchRange,
   batchSk,
@@ -23,8 +23,8 @@ import {
   shardPk,
   shardRecordKey,
   type Table,
-} from '../../lib/memtable/table.js';
-import { useDynalite } from '../support/harness.js';
+} from '../../../../lib/memtable/table.js';
+import { useDynalite } from '../../../support/harness.js';
 
 const dynalite = useDynalite();
 

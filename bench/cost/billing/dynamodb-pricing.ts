@@ -9,7 +9,7 @@
  * extrapolation: real tables provision for peaks, round to whole units and
  * scale with a lag, so it is a lower bound on the provisioned bill.
  */
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../../lib/errors.js';
 import { type PriceTable, priceOf } from './prices.js';
 
 /** Units a workload consumed. */

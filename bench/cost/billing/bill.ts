@@ -14,7 +14,7 @@
  *   (https://aws.amazon.com/kinesis/data-streams/pricing/,
  *   https://aws.amazon.com/kinesis/data-firehose/pricing/).
  */
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../../lib/errors.js';
 import {
   type CapacityMode,
   type DynamoDbUnits,

@@ -7,8 +7,8 @@ import {
   putPayloads,
   trainDictionary,
   weigh,
-} from '../../bench/cost/codec.js';
-import { RowVariant } from '../../bench/cost/rows.js';
+} from '../../../bench/cost/codec.js';
+import { RowVariant } from '../../../bench/cost/rows.js';
 
 describe('cost bench codec', () => {
   describe('batchItemWriteUnits', () => {

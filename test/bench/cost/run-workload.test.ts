@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeploymentFacts } from '../../bench/cost/deployment.js';
-import { type BenchEnv, type Measurement, runWorkload } from '../../bench/cost/run-workload.js';
-import { variantOf } from '../../bench/cost/workload.js';
-import { type DynaliteServer, startDynalite } from '../../lib/memtable/dynalite-server.js';
+import type { DeploymentFacts } from '../../../bench/cost/deployment.js';
+import { type BenchEnv, type Measurement, runWorkload } from '../../../bench/cost/run-workload.js';
+import { variantOf } from '../../../bench/cost/workload.js';
+import { type DynaliteServer, startDynalite } from '../../../lib/memtable/dynalite-server.js';
 
 const fn = (memoryMb: number) => ({
   memoryMb,

@@ -14,7 +14,7 @@ import {
   ScanCommand,
   type ScanCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import { InternalError } from '../errors.js';
+import { InternalError } from '../../../lib/errors.js';
 import type { Item } from './item-size.js';
 import type { CommandSender } from './table-schema.js';
 

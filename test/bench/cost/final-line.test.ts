@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { FINAL_LINE_PATTERN, finalLine } from '../../bench/cost/final-line.js';
-import { STANDARD, STANDARD_LABEL } from '../../bench/cost/workload.js';
-import { InvalidInputError } from '../../lib/errors.js';
+import { FINAL_LINE_PATTERN, finalLine } from '../../../bench/cost/final-line.js';
+import { STANDARD, STANDARD_LABEL } from '../../../bench/cost/workload.js';
+import { InvalidInputError } from '../../../lib/errors.js';
 
 describe('cost bench final line', () => {
   describe('finalLine', () => {

@@ -6,8 +6,8 @@ import {
   numberSize,
   STORAGE_OVERHEAD_BYTES,
   valueSize,
-} from '../../lib/cost/item-size.js';
-import { InvalidInputError } from '../../lib/errors.js';
+} from '../../../../bench/cost/billing/item-size.js';
+import { InvalidInputError } from '../../../../lib/errors.js';
 
 describe('item-size', () => {
   describe('valueSize', () => {

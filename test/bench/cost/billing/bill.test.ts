@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { anchorUsdPerGb, apiGatewayRequests, bill, GIB, sqsRequests } from '../../lib/cost/bill.js';
-import { dynamoDbThroughputCost, provisionedCapacity } from '../../lib/cost/dynamodb-pricing.js';
-import { PRICES_US_EAST_1, type PriceTable } from '../../lib/cost/prices.js';
-import { InvalidInputError } from '../../lib/errors.js';
+import {
+  anchorUsdPerGb,
+  apiGatewayRequests,
+  bill,
+  GIB,
+  sqsRequests,
+} from '../../../../bench/cost/billing/bill.js';
+import {
+  dynamoDbThroughputCost,
+  provisionedCapacity,
+} from '../../../../bench/cost/billing/dynamodb-pricing.js';
+import { PRICES_US_EAST_1, type PriceTable } from '../../../../bench/cost/billing/prices.js';
+import { InvalidInputError } from '../../../../lib/errors.js';
 
 const KB = 1024;
 

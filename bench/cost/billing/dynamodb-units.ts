@@ -14,7 +14,7 @@
  * [OD]  "Pricing for On-Demand Capacity", https://aws.amazon.com/dynamodb/pricing/on-demand/
  *       (transactional requests cost two units)
  */
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../../lib/errors.js';
 
 /** Bytes per write unit: "A write capacity unit represents one write ... for an item up to 1 KB" [PT]. */
 export const WRITE_UNIT_BYTES = 1024;

@@ -7,8 +7,8 @@ import {
   ROW_SIZE_SPREAD,
   RowVariant,
   rowGenerator,
-} from '../../bench/cost/rows.js';
-import { InvalidInputError } from '../../lib/errors.js';
+} from '../../../bench/cost/rows.js';
+import { InvalidInputError } from '../../../lib/errors.js';
 
 const bytesOf = (row: unknown) => Buffer.byteLength(JSON.stringify(row));
 

@@ -36,7 +36,7 @@ import {
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { InternalError } from '../errors.js';
+import { InternalError } from '../../../lib/errors.js';
 import type { TableSchema } from './index-units.js';
 import { type LedgerRow, type MeterCounters, MeterLedger } from './meter-ledger.js';
 import { meterGetItem, meterQueryOrScan } from './meter-reads.js';

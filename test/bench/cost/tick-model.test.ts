@@ -4,8 +4,8 @@ import {
   fitTicks,
   type TickSample,
   tickCost,
-} from '../../bench/cost/tick-model.js';
-import { InvalidInputError } from '../../lib/errors.js';
+} from '../../../bench/cost/tick-model.js';
+import { InvalidInputError } from '../../../lib/errors.js';
 
 /** Ticks generated from known coefficients, so the fit has a right answer. */
 function synthetic(points: [number, number][]): TickSample[] {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { PRICES_US_EAST_1, PriceBasis, type PriceRow, priceOf } from '../../lib/cost/prices.js';
+import {
+  PRICES_US_EAST_1,
+  PriceBasis,
+  type PriceRow,
+  priceOf,
+} from '../../../../bench/cost/billing/prices.js';
 
 function rows(): [string, PriceRow][] {
   const out: [string, PriceRow][] = [];

@@ -15,8 +15,8 @@ import {
   updateItemWriteUnits,
   WriteKind,
   writeUnits,
-} from '../../lib/cost/dynamodb-units.js';
-import { InvalidInputError } from '../../lib/errors.js';
+} from '../../../../bench/cost/billing/dynamodb-units.js';
+import { InvalidInputError } from '../../../../lib/errors.js';
 
 const KB = 1024;
 

@@ -19,7 +19,7 @@
  * their elements by the S, N and B rules, with no per-element overhead.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../../lib/errors.js';
 
 /** A raw DynamoDB item. */
 export type Item = Record<string, AttributeValue>;

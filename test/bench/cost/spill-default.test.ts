@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { ASSUMPTIONS } from '../../bench/cost/assumptions.js';
-import { BATCH_ITEM_OVERHEAD_BYTES } from '../../bench/cost/codec.js';
+import { ASSUMPTIONS } from '../../../bench/cost/assumptions.js';
+import { PRICES_US_EAST_1, type PriceTable } from '../../../bench/cost/billing/prices.js';
+import { BATCH_ITEM_OVERHEAD_BYTES } from '../../../bench/cost/codec.js';
 import {
   breakEvenBytes,
   SPILL_POINTER_BYTES,
   type SpillInputs,
   spillObjectLifetimeSeconds,
-} from '../../bench/cost/spill.js';
-import { CapacityMode, SPILL_BYTES_DEFAULT, validateSettings } from '../../lib/config.js';
-import { PRICES_US_EAST_1, type PriceTable } from '../../lib/cost/prices.js';
-import { batchExpiryMs } from '../../lib/liveness.js';
+} from '../../../bench/cost/spill.js';
+import { CapacityMode, SPILL_BYTES_DEFAULT, validateSettings } from '../../../lib/config.js';
+import { batchExpiryMs } from '../../../lib/liveness.js';
 
 /** The price table with provisioned capacity priced per unit used at the target utilisation. */
 function provisionedPerUnit(prices: PriceTable): PriceTable {

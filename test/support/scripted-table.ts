@@ -101,11 +101,3 @@ export function isAllocation(command: unknown): boolean {
     (command.input.UpdateExpression ?? '').includes('nextSeq = if_not_exists')
   );
 }
-
-/** Recording an idempotency ack. */
-export function isAckRecord(command: unknown): boolean {
-  return (
-    command instanceof UpdateItemCommand &&
-    (command.input.UpdateExpression ?? '').includes('#state = :done')
-  );
-}

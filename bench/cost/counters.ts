@@ -22,7 +22,7 @@ export function diff(after: MeterCounters, before: MeterCounters): MeterCounters
 }
 
 /** A zero count per object store operation. */
-export function zeroOps(): Record<StoreOperation, number> {
+function zeroOps(): Record<StoreOperation, number> {
   return Object.fromEntries(Object.values(StoreOperation).map((op) => [op, 0])) as Record<
     StoreOperation,
     number

@@ -61,7 +61,7 @@ import { VirtualClock } from './virtual-clock.js';
 import { putsIn, Transport, type Workload } from './workload.js';
 
 /** Parts of a run whose costs are kept apart. */
-export const Phase = {
+const Phase = {
   put: 'put',
   tick: 'tick',
   worker: 'worker',
@@ -95,7 +95,7 @@ export interface RunPlan {
 }
 
 /** One tick's consumption. */
-export interface TickRecord {
+interface TickRecord {
   activeShards: number;
   /** Batches the tick's flushes covered. */
   batches: number;

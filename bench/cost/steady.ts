@@ -82,7 +82,7 @@ export interface SteadyInput {
 }
 
 /** Per-function Lambda figures of the hour. */
-export interface LambdaLine {
+interface LambdaLine {
   fn: HandlerName;
   invocations: number;
   /** Billed ms of one invocation (modelled). */
@@ -92,7 +92,7 @@ export interface LambdaLine {
 }
 
 /** DynamoDB units of the hour by part. */
-export interface DynamoLine {
+interface DynamoLine {
   part: 'put' | 'tick' | 'export' | 'verify';
   readUnits: number;
   writeUnits: number;
@@ -444,7 +444,7 @@ function workerLine(input: SteadyInput, intervals: number): LambdaLine {
 }
 
 /** Active shards per interval a tick hands to workers (see `workerLine`). */
-export function fannedOutPerInterval(input: SteadyInput): number {
+function fannedOutPerInterval(input: SteadyInput): number {
   const active = Math.round(input.ticks.activeShards);
   const plan = planTick({
     activeShards: active,
@@ -463,7 +463,7 @@ export function fannedOutPerInterval(input: SteadyInput): number {
  * (one thread: CPU adds up), plus one flush's chain of round trips (the
  * flushes run concurrently, so their waits overlap).
  */
-export function tickBusyMs(input: SteadyInput): number {
+function tickBusyMs(input: SteadyInput): number {
   const { assumptions: a, ticks } = input;
   const fn = input.deployment.functions.flushTick;
   const active = ticks.activeShards;

@@ -25,13 +25,13 @@ import { type PriceRow, type PriceTable, priceOf } from './prices.js';
 /** Bytes in the GB of "USD per GB" (and of every per-GB price). */
 export const GIB = 2 ** 30;
 /** API Gateway HTTP API metering increment. */
-export const API_GATEWAY_INCREMENT_BYTES = 512 * 1024;
+const API_GATEWAY_INCREMENT_BYTES = 512 * 1024;
 /** SQS billing chunk. */
-export const SQS_CHUNK_BYTES = 64 * 1024;
+const SQS_CHUNK_BYTES = 64 * 1024;
 /** Kinesis Data Streams record rounding. */
-export const KINESIS_RECORD_BYTES = 1024;
+const KINESIS_RECORD_BYTES = 1024;
 /** Firehose record rounding. */
-export const FIREHOSE_RECORD_BYTES = 5 * 1024;
+const FIREHOSE_RECORD_BYTES = 5 * 1024;
 
 /** Billed API Gateway HTTP API requests for one request of `bodyBytes` (513 KB is two). */
 export function apiGatewayRequests(bodyBytes: number): number {
@@ -77,7 +77,7 @@ export interface Usage {
 }
 
 /** One priced quantity. */
-export interface BillLine {
+interface BillLine {
   component: string;
   item: string;
   quantity: number;

@@ -17,7 +17,7 @@
 import { InvalidInputError } from '../../../lib/errors.js';
 
 /** Bytes per write unit: "A write capacity unit represents one write ... for an item up to 1 KB" [PT]. */
-export const WRITE_UNIT_BYTES = 1024;
+const WRITE_UNIT_BYTES = 1024;
 /** Bytes per read unit: "one strongly consistent read ... for an item up to 4 KB" [PT]. */
 export const READ_UNIT_BYTES = 4096;
 

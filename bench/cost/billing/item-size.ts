@@ -31,7 +31,7 @@ const CONTAINER_OVERHEAD_BYTES = 3;
 const ELEMENT_OVERHEAD_BYTES = 1;
 
 /** UTF-8 byte length of `text` (what names and S values are billed by). */
-export function utf8Bytes(text: string): number {
+function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 

@@ -60,7 +60,7 @@ const CONTROL_PLANE = [
 ] as const;
 
 /** Label of requests sent before any label was set. */
-export const DEFAULT_LABEL = 'unlabelled';
+const DEFAULT_LABEL = 'unlabelled';
 
 /** Meters the DynamoDB requests sent through its clients. */
 export class MeteredDynamoDB {

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:cost`: shardwal's cost per GB ingested, in capacity units ×
- * the dated price table (`lib/cost/prices.ts`), for the standard workload
+ * the dated price table (`billing/prices.ts`), for the standard workload
  * (1 KB event-like rows, 100 rows per put, 100 puts/s over 10 shards, 1 s
  * ticks, HTTP, buffered, on-demand) and a grid around it. It runs the real
  * handlers, ticker, export and verify on dynalite and the filesystem store,

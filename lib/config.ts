@@ -70,10 +70,26 @@ export const SPILL_OFF = 'off';
 
 /**
  * The spill threshold by capacity mode: the compressed batch size above which
- * an S3 object plus a small pointer item costs less than the item itself,
- * from the dated price table (`lib/cost/prices.ts`; `test/cost/spill-default.test.ts`
- * recomputes both from it). A provisioned write unit costs less than an
- * on-demand one, so the provisioned break-even is higher.
+ * an S3 object plus a small pointer item costs less than the item itself.
+ *
+ * Derivation (the cost benchmark's `bench/cost/spill.ts`, with the dated
+ * price table `bench/cost/billing/prices.ts`; `test/bench/cost/spill-default.test.ts`
+ * recomputes both values and fails when they drift). For a payload of P
+ * compressed bytes and a batch item of P + O bytes (O: its other attributes):
+ * - kept in DynamoDB it costs ⌈(P + O) / 1 KB⌉ write units, (P + O) / 4 KB
+ *   read units when the flusher reads it, and its storage (table and
+ *   point-in-time recovery) for its lifetime (`batchExpiryMs` plus the TTL
+ *   delay);
+ * - spilled it costs one S3 PUT, one GET, the object's storage for
+ *   `SPILL_LIFECYCLE_DAYS` + ½ + `SPILL_NONCURRENT_DAYS`, and the same
+ *   DynamoDB costs for a pointer item of O + 178 bytes (the object's key,
+ *   length and SHA-256).
+ * The write units grow a unit per KB and the S3 side hardly grows, so past a
+ * break-even spilling is cheaper for every larger P; the default is that
+ * break-even rounded up to a KiB. A provisioned write unit costs less than an
+ * on-demand one (priced per unit used at the autoscaling target), so the
+ * provisioned break-even is higher. Re-derive both when the prices, the item
+ * layout or the lifetimes change.
  */
 export const SPILL_BYTES_DEFAULT: Readonly<Record<CapacityMode, number>> = {
   [CapacityMode.onDemand]: 8 * 1024,

@@ -165,6 +165,24 @@ export class UnavailableError extends ShardwalError {
   }
 }
 
+/**
+ * A DynamoDB batch write that left items unprocessed (throughput) after every
+ * attempt of its retry policy: the rest of its work was not done, and the
+ * caller must not go on as if it were. Retryable, like any unavailability.
+ */
+export class UnprocessedItemsError extends UnavailableError {
+  constructor(
+    readonly operation: string,
+    readonly unprocessed: number,
+    readonly attempts: number,
+  ) {
+    super(
+      `DynamoDB ${operation}: ${unprocessed} items still unprocessed after ${attempts} attempts`,
+    );
+    this.name = 'UnprocessedItemsError';
+  }
+}
+
 /** A put whose seq was sealed as void before its batch landed: nothing was stored. */
 export class GapSealedError extends ShardwalError {
   constructor(shard: string, seq: number) {
@@ -319,9 +337,4 @@ export class InternalError extends ShardwalError {
     super(ErrorKind.internal, message, options);
     this.name = 'InternalError';
   }
-}
-
-/** True when `error` is a shardwal error of `kind`. */
-export function isErrorKind(error: unknown, kind: ErrorKind): error is ShardwalError {
-  return error instanceof ShardwalError && error.kind === kind;
 }

@@ -6,7 +6,7 @@
  * size, the write units of the batch item (1 KB units, with the item's
  * other attributes), and the CPU time to compress and to decompress one put.
  * The last column prices a million puts at the dated price table
- * (`lib/cost/prices.ts`): the batch item's write units plus the put
+ * (`billing/prices.ts`): the batch item's write units plus the put
  * function's compress CPU (512 MB, x86): the put path's gzip level is chosen
  * by it (`lib/memtable/batch-codec.ts`). Since WAL v3 the flusher writes the
  * put's compressed bytes as they are, so nothing else compresses the rows
@@ -27,9 +27,9 @@ import {
   gzipSync,
   inflateSync,
 } from 'node:zlib';
-import { writeUnits } from '../../lib/cost/dynamodb-units.js';
-import { itemSize } from '../../lib/cost/item-size.js';
-import { PRICES_US_EAST_1, priceOf } from '../../lib/cost/prices.js';
+import { writeUnits } from './billing/dynamodb-units.js';
+import { itemSize } from './billing/item-size.js';
+import { PRICES_US_EAST_1, priceOf } from './billing/prices.js';
 import { putBodyText, RowVariant, rowGenerator } from './rows.js';
 import { textTable } from './text-table.js';
 

@@ -2,9 +2,10 @@
  * Counter arithmetic of a run: snapshots and differences of the meter's
  * counters, and object store requests and bytes by object kind.
  */
-import { addCounters, emptyCounters, type MeterCounters } from '../../lib/cost/meter-ledger.js';
-import type { MeteredDynamoDB } from '../../lib/cost/metered-dynamodb.js';
+
 import { StoreOperation } from '../../lib/store/store-operation.js';
+import { addCounters, emptyCounters, type MeterCounters } from './billing/meter-ledger.js';
+import type { MeteredDynamoDB } from './billing/metered-dynamodb.js';
 import type { KindBytes, ObjectKind } from './store-meter.js';
 
 /** The meter's totals for `label` (zeros without a meter). */
@@ -21,7 +22,7 @@ export function diff(after: MeterCounters, before: MeterCounters): MeterCounters
 }
 
 /** A zero count per object store operation. */
-export function zeroOps(): Record<StoreOperation, number> {
+function zeroOps(): Record<StoreOperation, number> {
   return Object.fromEntries(Object.values(StoreOperation).map((op) => [op, 0])) as Record<
     StoreOperation,
     number

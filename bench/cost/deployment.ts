@@ -19,10 +19,10 @@ import { createShardwalApp } from '../../infra/shardwal-app.js';
 import { InternalError } from '../../lib/errors.js';
 
 /** Powertools' level when neither POWERTOOLS_LOG_LEVEL nor Lambda's log level is set. */
-export const POWERTOOLS_DEFAULT_LOG_LEVEL = 'INFO';
+const POWERTOOLS_DEFAULT_LOG_LEVEL = 'INFO';
 
 /** One deployed function. */
-export interface FunctionFacts {
+interface FunctionFacts {
   memoryMb: number;
   timeoutSeconds: number;
   architecture: 'arm64' | 'x86_64';
@@ -36,7 +36,7 @@ export interface FunctionFacts {
 }
 
 /** A schedule and how often it fires. */
-export interface ScheduleFacts {
+interface ScheduleFacts {
   id: string;
   expression: string;
   /** Invocations per hour. */

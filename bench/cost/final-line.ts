@@ -7,7 +7,7 @@ import { InvalidInputError } from '../../lib/errors.js';
 import { STANDARD_LABEL } from './workload.js';
 
 /** Decimals of X: a tenth of a cent per GB. */
-export const FINAL_LINE_DECIMALS = 3;
+const FINAL_LINE_DECIMALS = 3;
 
 /** The final line for `usdPerGb`. */
 export function finalLine(usdPerGb: number): string {

@@ -7,8 +7,6 @@
  */
 
 import { join } from 'node:path';
-import type { MeterCounters } from '../../lib/cost/meter-ledger.js';
-import { MeteredDynamoDB } from '../../lib/cost/metered-dynamodb.js';
 import { handlePut } from '../../lib/http/put-route.js';
 import { ensureTable } from '../../lib/memtable/create-table.js';
 import { FsObjectStore } from '../../lib/store/fs-store.js';
@@ -19,6 +17,8 @@ import {
 import { mapWithConcurrency } from '../../lib/ticker/concurrency.js';
 import { runTick } from '../../lib/ticker/tick.js';
 import { FlushTimeEstimate } from '../../lib/ticker/tick-plan.js';
+import type { MeterCounters } from './billing/meter-ledger.js';
+import { MeteredDynamoDB } from './billing/metered-dynamodb.js';
 import { httpEvent } from './lambda-events.js';
 import { captureOutput, emptyCapture } from './log-capture.js';
 import { type BenchEnv, serviceFor } from './run-workload.js';

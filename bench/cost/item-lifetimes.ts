@@ -21,8 +21,8 @@ import {
   type ScanCommandOutput,
   type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import { type Item, itemStorageBytes } from '../../lib/cost/item-size.js';
-import type { CommandSender } from '../../lib/cost/table-schema.js';
+import { type Item, itemStorageBytes } from './billing/item-size.js';
+import type { CommandSender } from './billing/table-schema.js';
 
 /** What an item is, from its key (`lib/memtable/table.ts`). */
 export const ItemClass = {

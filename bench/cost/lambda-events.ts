@@ -10,7 +10,7 @@ import type { APIGatewayProxyEventV2, Context, SQSRecord } from 'aws-lambda';
 import { lambdaContext } from '../../lib/local/lambda-context.js';
 
 /** The account in ARNs and request contexts. */
-export const ACCOUNT = '123456789012';
+const ACCOUNT = '123456789012';
 
 /** A Lambda context for one invocation of a function of `memoryMb`, on the virtual clock. */
 export function contextFor(

@@ -22,7 +22,7 @@ export interface CapturedOutput {
 }
 
 /** Text kept to measure the logs' compression ratio. */
-export const SAMPLE_BYTES = 4 * 1024 * 1024;
+const SAMPLE_BYTES = 4 * 1024 * 1024;
 
 /** An empty capture. */
 export function emptyCapture(): CapturedOutput {

@@ -28,7 +28,7 @@ export function platformLogBytes(memoryMb: number, systemLogLevel?: string): num
 }
 
 /** Representative values of the `$context` variables an access-log format may name. */
-export const ACCESS_LOG_VALUES: Record<string, string> = {
+const ACCESS_LOG_VALUES: Record<string, string> = {
   '$context.requestId': 'Ab1CdEfGhIjKlMn=',
   '$context.requestTime': '01/Dec/2026:00:00:00 +0000',
   '$context.requestTimeEpoch': '1796083200000',

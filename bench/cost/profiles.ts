@@ -5,7 +5,7 @@
 import { InternalError } from '../../lib/errors.js';
 import { ItemClass } from './item-lifetimes.js';
 import type { JobRecord, Measurement } from './run-workload.js';
-import { fitTicks, type TickModel, type TickQuantities } from './tick-model.js';
+import { fitTicks, type TickModel } from './tick-model.js';
 import type { Transport } from './workload.js';
 
 /** Consumption of one put, from a metered run. */
@@ -215,20 +215,4 @@ function walBytesCovered(job: JobRecord): number {
 
 function mean(values: readonly number[]): number {
   return values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
-}
-
-/** Quantities of `TickQuantities` summed over `ticks`. */
-export function sumTicks(ticks: readonly TickQuantities[]): TickQuantities {
-  const out: TickQuantities = {
-    requests: 0,
-    readUnits: 0,
-    writeUnits: 0,
-    indexWriteUnits: 0,
-    s3Puts: 0,
-    s3Gets: 0,
-  };
-  for (const t of ticks) {
-    for (const key of Object.keys(out) as (keyof TickQuantities)[]) out[key] += t[key];
-  }
-  return out;
 }

@@ -3,10 +3,10 @@
  * the large-put break-even.
  */
 import { gzipSync } from 'node:zlib';
-import { type Bill, GIB } from '../../lib/cost/bill.js';
-import type { PRICES_US_EAST_1 } from '../../lib/cost/prices.js';
 import { SPILL_LIFECYCLE_DAYS } from '../../lib/memtable/spill.js';
 import { ASSUMPTIONS } from './assumptions.js';
+import { type Bill, GIB } from './billing/bill.js';
+import type { PRICES_US_EAST_1 } from './billing/prices.js';
 import { BATCH_ITEM_OVERHEAD_BYTES } from './codec.js';
 import type { DeploymentFacts } from './deployment.js';
 import { ItemClass } from './item-lifetimes.js';

@@ -3,10 +3,11 @@
  * deployment, the rows, the standard workload and its bill, the
  * sensitivity, the grid and the idle-shard ticks.
  */
-import { type Bill, bill, GIB } from '../../lib/cost/bill.js';
-import { provisionedCapacity } from '../../lib/cost/dynamodb-pricing.js';
-import { PRICES_US_EAST_1 } from '../../lib/cost/prices.js';
+
 import { ASSUMPTIONS } from './assumptions.js';
+import { type Bill, bill, GIB } from './billing/bill.js';
+import { provisionedCapacity } from './billing/dynamodb-pricing.js';
+import { PRICES_US_EAST_1 } from './billing/prices.js';
 import type { DeploymentFacts } from './deployment.js';
 import type { measureIdleTicks } from './idle-tick.js';
 import { ItemClass } from './item-lifetimes.js';
@@ -35,7 +36,7 @@ export interface RunSizes {
 export function printHeader(d: DeploymentFacts, options: RunSizes): void {
   const p = PRICES_US_EAST_1;
   out(
-    `shardwal cost benchmark: capacity units × the ${p.region} price table read ${p.readOn} (lib/cost/prices.ts)`,
+    `shardwal cost benchmark: capacity units × the ${p.region} price table read ${p.readOn} (bench/cost/billing/prices.ts)`,
   );
   out(
     `seed ${options.seed}; standard run ${options.standardTicks} intervals, variants ${options.variantTicks}, ` +

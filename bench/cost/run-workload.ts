@@ -22,9 +22,6 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { itemSize } from '../../lib/cost/item-size.js';
-import { emptyCounters, type MeterCounters } from '../../lib/cost/meter-ledger.js';
-import { MeteredDynamoDB } from '../../lib/cost/metered-dynamodb.js';
 import { exportDeps } from '../../lib/export/deps.js';
 import { handleExportEvent } from '../../lib/export/export-event.js';
 import type { ExportReport } from '../../lib/export/export-report.js';
@@ -50,6 +47,9 @@ import { ClaimLead } from '../../lib/ticker/claim-lead.js';
 import { flushAndReport, runTick } from '../../lib/ticker/tick.js';
 import { FlushTimeEstimate } from '../../lib/ticker/tick-plan.js';
 import { runTicksUntil } from '../../lib/ticker/ticker.js';
+import { itemSize } from './billing/item-size.js';
+import { emptyCounters, type MeterCounters } from './billing/meter-ledger.js';
+import { MeteredDynamoDB } from './billing/metered-dynamodb.js';
 import { cloneKinds, diff, snapshot, subtractBytes, subtractKinds, zeroKinds } from './counters.js';
 import type { DeploymentFacts } from './deployment.js';
 import { type ClassStorage, type ItemClass, ItemLifetimes } from './item-lifetimes.js';
@@ -61,7 +61,7 @@ import { VirtualClock } from './virtual-clock.js';
 import { putsIn, Transport, type Workload } from './workload.js';
 
 /** Parts of a run whose costs are kept apart. */
-export const Phase = {
+const Phase = {
   put: 'put',
   tick: 'tick',
   worker: 'worker',
@@ -95,7 +95,7 @@ export interface RunPlan {
 }
 
 /** One tick's consumption. */
-export interface TickRecord {
+interface TickRecord {
   activeShards: number;
   /** Batches the tick's flushes covered. */
   batches: number;

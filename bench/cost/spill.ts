@@ -9,12 +9,13 @@
  * It decides nothing by itself: the benchmark prints the figure and how many
  * puts are past it.
  */
-import { GIB } from '../../lib/cost/bill.js';
-import { READ_UNIT_BYTES, writeUnits } from '../../lib/cost/dynamodb-units.js';
-import { STORAGE_OVERHEAD_BYTES } from '../../lib/cost/item-size.js';
-import { type PriceTable, priceOf } from '../../lib/cost/prices.js';
+
 import { InvalidInputError } from '../../lib/errors.js';
 import { SPILL_LIFECYCLE_DAYS, SPILL_NONCURRENT_DAYS } from '../../lib/memtable/spill.js';
+import { GIB } from './billing/bill.js';
+import { READ_UNIT_BYTES, writeUnits } from './billing/dynamodb-units.js';
+import { STORAGE_OVERHEAD_BYTES } from './billing/item-size.js';
+import { type PriceTable, priceOf } from './billing/prices.js';
 
 /** Bytes a spilled batch's pointer adds to an item: the object's key, length and SHA-256 (`lib/memtable/spill.ts`). */
 export const SPILL_POINTER_BYTES =

@@ -1,6 +1,6 @@
 /**
  * One hour of a workload at steady state, as a `Usage` the price table
- * turns into a bill (`lib/cost/bill.ts`). USD per GB does not depend on the
+ * turns into a bill (`billing/bill.ts`). USD per GB does not depend on the
  * period; an hour keeps the per-request metering inputs (one entry per API
  * Gateway request or SQS call) small. Monthly USD is the hour × 730.
  *
@@ -22,12 +22,12 @@
  */
 
 import type { HandlerName } from '../../infra/constructs/functions.js';
-import { type Bill, bill, GIB, type Usage } from '../../lib/cost/bill.js';
-import type { PriceTable } from '../../lib/cost/prices.js';
 import { SPILL_READS_IN_FLIGHT } from '../../lib/memtable/batches.js';
 import { STREAM_PART_BYTES } from '../../lib/store/s3-store.js';
 import { planTick, TICK_SIZING } from '../../lib/ticker/tick-plan.js';
 import type { Assumptions } from './assumptions.js';
+import { type Bill, bill, GIB, type Usage } from './billing/bill.js';
+import type { PriceTable } from './billing/prices.js';
 import type { DeploymentFacts } from './deployment.js';
 import type { JobProfile, PutProfile, TickProfile } from './profiles.js';
 import { spillObjectLifetimeSeconds } from './spill.js';
@@ -82,7 +82,7 @@ export interface SteadyInput {
 }
 
 /** Per-function Lambda figures of the hour. */
-export interface LambdaLine {
+interface LambdaLine {
   fn: HandlerName;
   invocations: number;
   /** Billed ms of one invocation (modelled). */
@@ -92,7 +92,7 @@ export interface LambdaLine {
 }
 
 /** DynamoDB units of the hour by part. */
-export interface DynamoLine {
+interface DynamoLine {
   part: 'put' | 'tick' | 'export' | 'verify';
   readUnits: number;
   writeUnits: number;
@@ -338,7 +338,7 @@ export function steadyHour(input: SteadyInput): SteadyHour {
 /**
  * The bill of `hour` with the table in provisioned mode, capacity held at
  * the assumed target utilisation by auto scaling (modelled: see
- * `lib/cost/dynamodb-pricing.ts`).
+ * `billing/dynamodb-pricing.ts`).
  */
 export function provisionedBill(
   hour: SteadyHour,
@@ -446,7 +446,7 @@ function workerLine(input: SteadyInput, intervals: number): LambdaLine {
 }
 
 /** Active shards per interval a tick hands to workers (see `workerLine`). */
-export function fannedOutPerInterval(input: SteadyInput): number {
+function fannedOutPerInterval(input: SteadyInput): number {
   return fanOutPerInterval(input).fannedOut;
 }
 
@@ -470,7 +470,7 @@ function fanOutPerInterval(input: SteadyInput): { fannedOut: number; perMessage:
  * (one thread: CPU adds up), plus one flush's chain of round trips (the
  * flushes run concurrently, so their waits overlap).
  */
-export function tickBusyMs(input: SteadyInput): number {
+function tickBusyMs(input: SteadyInput): number {
   const { assumptions: a, ticks } = input;
   const fn = input.deployment.functions.flushTick;
   const active = ticks.activeShards;

@@ -63,7 +63,7 @@ export function putsIn(workload: Workload, ticks: number): number {
 }
 
 /** Refuses a workload that cannot run, naming the field. */
-export function assertWorkload(workload: Workload): void {
+function assertWorkload(workload: Workload): void {
   const positive: (keyof Workload)[] = [
     'putsPerSecond',
     'shards',

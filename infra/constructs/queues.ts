@@ -34,14 +34,6 @@ export const INGEST_BATCHING_WINDOW = Duration.seconds(1);
 /** Receives before a flush request is parked in its DLQ: enough for throttles and races, few enough to surface poison. */
 export const MAX_RECEIVE_COUNT = 5;
 
-/**
- * Receives before an ingest message reaches its DLQ: 7 days of the
- * handler's hold-backs (`lib/sqs/hold-back.ts`), so a poisoned shard's puts
- * wait for its rebuild. Permanent refusals never count against it: the
- * handler dead-letters those itself on their first receive.
- */
-export { INGEST_MAX_RECEIVE_COUNT };
-
 /** Retention of the ingest queues: 14 days, SQS's maximum, twice the hold. */
 export const INGEST_RETENTION = Duration.seconds(HOLD_BACK.retentionSeconds);
 

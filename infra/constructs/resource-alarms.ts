@@ -21,10 +21,11 @@ import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { MathExpression, Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { INGEST_MAX_RECEIVE_COUNT } from '../../lib/sqs/hold-back.js';
 import { ALARM_LIMITS } from './alarm-thresholds.js';
 import type { AddAlarm } from './alarms.js';
 import type { Deployed } from './functions.js';
-import { INGEST_MAX_RECEIVE_COUNT, MAX_RECEIVE_COUNT, type Queues } from './queues.js';
+import { MAX_RECEIVE_COUNT, type Queues } from './queues.js';
 import { TABLE_LAYOUT } from './storage.js';
 
 /** What the resource alarms watch. */

@@ -22,7 +22,7 @@ import {
   ObjectOwnership,
 } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { SPILL_LIFECYCLE_DAYS } from '../../lib/memtable/spill.js';
+import { SPILL_LIFECYCLE_DAYS, SPILL_NONCURRENT_DAYS } from '../../lib/memtable/spill.js';
 import { SPILL_PREFIX } from '../../lib/paths.js';
 import type { ProvisionedCapacity } from '../capacity-settings.js';
 import { denyOverwrites } from './bucket-policy.js';
@@ -59,17 +59,6 @@ export const ABORT_MULTIPART_DAYS = 7;
 
 /** Days server access logs are kept. */
 export const ACCESS_LOG_DAYS = 90;
-
-/**
- * Days a spilled payload's noncurrent version is kept once the lifecycle has
- * expired it. Spilled payloads are most of the bytes ingested, each is read
- * back by the flush that inlines it into the WAL, and a pending batch's
- * payload is copied to a fresh key long before it expires
- * (`lib/memtable/spill.ts`, S3): an expired one is garbage, and 30 days of
- * versions would bill every ingested byte for a month. S3 applies the shorter
- * of two overlapping expirations, so this beats `housekeeping`'s 30 days.
- */
-export const SPILL_NONCURRENT_DAYS = 1;
 
 /** Id of the synth warning when the bucket is the app's: the guardrails are the app's to keep. */
 export const BROUGHT_BUCKET_WARNING = '@shardwal/storage:broughtBucket';

@@ -18,12 +18,6 @@ import type { PersistedSqs } from '../../lib/local/persisted-sqs.js';
 import { type DynaliteServer, startDynalite } from '../../lib/memtable/dynalite-server.js';
 import { INGEST_MAX_RECEIVE_COUNT } from '../../lib/sqs/hold-back.js';
 
-/**
- * Receives before a message moves to the dead-letter queue: the deployed
- * redrive policy (`lib/sqs/hold-back.ts`). put-sqs dead-letters permanent
- * refusals itself and sets each retry's visibility, exactly as deployed.
- */
-export const MAX_RECEIVE_COUNT = INGEST_MAX_RECEIVE_COUNT;
 /** Seconds a received message stays invisible unless the handler sets otherwise (a crash). */
 export const VISIBILITY_TIMEOUT_SECONDS = 10;
 
@@ -105,7 +99,8 @@ export async function startLocalQueues(
           VisibilityTimeout: String(VISIBILITY_TIMEOUT_SECONDS),
           RedrivePolicy: JSON.stringify({
             deadLetterTargetArn: await queueArnOf(dlq.QueueUrl!),
-            maxReceiveCount: MAX_RECEIVE_COUNT,
+            // The deployed redrive policy; put-sqs dead-letters permanent refusals itself.
+            maxReceiveCount: INGEST_MAX_RECEIVE_COUNT,
           }),
         },
       }),

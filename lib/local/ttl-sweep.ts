@@ -9,9 +9,10 @@
  */
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { BatchWriteItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { deleteItems } from '../memtable/batch-delete.js';
 import { SPILL_LIFECYCLE_DAYS } from '../memtable/spill.js';
-import { type Item, paginate, sendUnconditional, type Table } from '../memtable/table.js';
+import { type Item, paginate, type Table } from '../memtable/table.js';
 import { SPILL_PREFIX } from '../paths.js';
 
 /** Deletes the expired items of `table`; returns how many. */
@@ -31,17 +32,7 @@ export async function sweepExpiredItems(table: Table, nowMs: number): Promise<nu
   )) {
     expired.push({ pk: item.pk!, sk: item.sk! });
   }
-  for (let at = 0; at < expired.length; at += 25) {
-    let requests = expired.slice(at, at + 25).map((Key) => ({ DeleteRequest: { Key } }));
-    for (let attempt = 0; requests.length > 0 && attempt < 5; attempt++) {
-      const out = await sendUnconditional<{ UnprocessedItems?: Record<string, typeof requests> }>(
-        table,
-        new BatchWriteItemCommand({ RequestItems: { [table.tableName]: requests } }),
-        'BatchWriteItem sweep expired',
-      );
-      requests = out.UnprocessedItems?.[table.tableName] ?? [];
-    }
-  }
+  await deleteItems(table, expired, 'BatchWriteItem sweep expired');
   return expired.length;
 }
 

@@ -7,9 +7,10 @@
  * Invariants kept here:
  * A1. An allocation is safe to re-send. It carries a token and is conditional
  *     on the record's last token not being it, so a re-send of an update that
- *     landed (the SDK retries a lost response; so does `allocateSeq` once)
- *     fails its condition instead of taking a second seq, and the record's
- *     token tells the caller the first one landed and which seq it took. Only
+ *     landed (the SDK retries a lost response; so does `allocateSeq`, once:
+ *     `RetryPolicy.resendAllocate`) fails its condition instead of taking a
+ *     second seq, and the record's token tells the caller the first one
+ *     landed and which seq it took. Only
  *     when another put allocated in between is the outcome of a lost first
  *     attempt unknowable: then a second seq is taken and the first, if it
  *     landed, is an unwritten gap the flusher seals (L2 in `lib/liveness.ts`).
@@ -32,6 +33,7 @@ import {
   UnavailableError,
 } from '../errors.js';
 import { rebuildRetryAfterSeconds, type TakeoverSettings } from '../liveness.js';
+import { RetryPolicy, retry } from '../retry.js';
 import { REGISTRY_PK } from './registry.js';
 import {
   readShardRecord,
@@ -82,19 +84,13 @@ function poisonedError(
   return new PoisonedError(record.shard, record.poison ?? 'poisoned', retryAfter);
 }
 
-/** Times `allocateSeq` sends its update when the outcome is unknown (A1). */
-const ALLOCATE_ATTEMPTS = 2;
-
 /** Allocates the next batch seq of `shard`; throws PoisonedError or BackpressureError. */
 export async function allocateSeq(table: Table, input: AllocateInput): Promise<Allocation> {
   const token = input.token ?? randomUUID();
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await allocateOnce(table, input, token);
-    } catch (error) {
-      if (!(error instanceof UnavailableError) || attempt >= ALLOCATE_ATTEMPTS) throw error;
-    }
-  }
+  // Re-sent once when the outcome is unknown (A1).
+  return retry(RetryPolicy.resendAllocate, () => allocateOnce(table, input, token), {
+    retryable: (error) => error instanceof UnavailableError,
+  });
 }
 
 async function allocateOnce(table: Table, input: AllocateInput, token: string) {

@@ -29,7 +29,7 @@ export const MAX_CHUNK_BYTES = 350_000;
 /**
  * gzip level of a batch payload, chosen by measured cost (`npm run
  * bench:codec -- 100 gzip`, 100-row puts of 1 KB event rows, prices of
- * `lib/cost/prices.ts`): level 1 saves ~0.8 ms of CPU per put but writes
+ * `bench/cost/billing/prices.ts`): level 1 saves ~0.8 ms of CPU per put but writes
  * 26 % more write units ($15.05 per million puts against $11.97 at level 6);
  * level 9 writes 1.5 % fewer units for ~0.4 ms more ($11.80). A write unit
  * costs about 500 times a millisecond of the put function's CPU, so the

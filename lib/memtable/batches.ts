@@ -12,12 +12,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import {
-  type AttributeValue,
-  BatchWriteItemCommand,
-  GetItemCommand,
-  PutItemCommand,
-} from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import {
   GapSealedError,
   InternalError,
@@ -25,6 +20,7 @@ import {
   SeqTakenError,
   UnavailableError,
 } from '../errors.js';
+import { RetryPolicy, retry } from '../retry.js';
 import { mapWithConcurrency } from '../ticker/concurrency.js';
 import {
   BATCH_ENCODING,
@@ -32,6 +28,7 @@ import {
   decodeBatchRows,
   type EncodedBatch,
 } from './batch-codec.js';
+import { deleteItems } from './batch-delete.js';
 import { groupChunks, type ItemGroup } from './item-groups.js';
 import { num, str } from './shard-record.js';
 import { readSpill, type SpillRef, spills, writeSpill } from './spill.js';
@@ -168,11 +165,13 @@ export async function writeBatch(table: Table, input: WriteBatchInput): Promise<
   if (input.allocatedAtMs !== undefined) head.allocAtMs = { N: String(input.allocatedAtMs) };
   if (input.chargeEnd !== undefined) head.chargeEnd = { N: String(input.chargeEnd) };
   if (input.idempotencyKey) head.idemKey = { S: input.idempotencyKey };
-  for (let attempt = 1; ; attempt++) {
-    checkDeadline();
-    let out: unknown;
-    try {
-      out = await send(
+  // The write may have landed with its response lost: re-sending is safe because the
+  // seq is ours alone, and a condition failure below tells the two cases apart.
+  const out = await retry(
+    RetryPolicy.resendWrite,
+    () => {
+      checkDeadline();
+      return send(
         table,
         new PutItemCommand({
           TableName: table.tableName,
@@ -181,13 +180,10 @@ export async function writeBatch(table: Table, input: WriteBatchInput): Promise<
         }),
         'PutItem batch',
       );
-    } catch (error) {
-      // The write may have landed with its response lost: retrying is safe because the
-      // seq is ours alone, and a condition failure below tells the two cases apart.
-      if (!(error instanceof UnavailableError) || attempt >= WRITE_ATTEMPTS) throw error;
-      continue;
-    }
-    if (out !== CONDITION_FAILED) return;
+    },
+    { retryable: (error) => error instanceof UnavailableError },
+  );
+  if (out === CONDITION_FAILED) {
     // Something is at our seq: our own earlier attempt (a lost response), a void seal, or,
     // when the shard record was rolled back behind the memtable, another put's old batch.
     // Only the put id tells ours apart; nothing removes an item within a put's deadline (L5).
@@ -199,8 +195,6 @@ export async function writeBatch(table: Table, input: WriteBatchInput): Promise<
     throw new GapSealedError(shard, seq);
   }
 }
-
-const WRITE_ATTEMPTS = 3;
 
 /** A batch head as a put sees it when settling its own seq. */
 export interface BatchHeadSummary {
@@ -370,25 +364,20 @@ function toStoredBatch(shard: string, group: ItemGroup, payload: Uint8Array[]): 
   };
 }
 
-/** Deletes batch items by sort key (heads and chunks): only quarantine moves a batch away. */
+/**
+ * Deletes batch items by sort key (heads and chunks): only quarantine moves a
+ * batch away. Raises `UnprocessedItemsError` when DynamoDB leaves some of
+ * them in place after every retry.
+ */
 export async function deleteBatches(
   table: Table,
   shard: string,
   keys: readonly string[],
 ): Promise<void> {
-  for (let at = 0; at < keys.length; at += 25) {
-    let requests = keys.slice(at, at + 25).map((sk) => ({
-      DeleteRequest: { Key: { pk: { S: shardPk(shard) }, sk: { S: sk } } },
-    }));
-    for (let attempt = 0; requests.length > 0 && attempt < 5; attempt++) {
-      const out = await sendUnconditional<{
-        UnprocessedItems?: Record<string, typeof requests>;
-      }>(
-        table,
-        new BatchWriteItemCommand({ RequestItems: { [table.tableName]: requests } }),
-        'BatchWriteItem delete batches',
-      );
-      requests = out.UnprocessedItems?.[table.tableName] ?? [];
-    }
-  }
+  const pk = { S: shardPk(shard) };
+  await deleteItems(
+    table,
+    keys.map((sk) => ({ pk, sk: { S: sk } })),
+    'BatchWriteItem delete batches',
+  );
 }

@@ -31,7 +31,13 @@ export const SPILL_LIFECYCLE_DAYS = 4;
 
 /**
  * Days the lifecycle rule keeps an expired spill object as a noncurrent
- * version (the bucket is versioned): nothing reads it, so one day.
+ * version (the bucket is versioned; `infra/constructs/storage.ts`). Spilled
+ * payloads are most of the bytes ingested, each is read back by the flush
+ * that inlines it into the WAL, and a pending batch's payload is copied to a
+ * fresh key long before it expires (`RESPILL_AGE_MS`): an expired one is
+ * garbage, and 30 days of versions would bill every ingested byte for a
+ * month. S3 applies the shorter of two overlapping expirations, so this
+ * beats the bucket's 30-day noncurrent rule.
  */
 export const SPILL_NONCURRENT_DAYS = 1;
 

@@ -1,4 +1,25 @@
 /**
+ * Recovery: verify shards against S3 and rebuild a shard from its export (a
+ * manifest, or a legacy AOF export) and the WAL tail after it
+ * (docs/recovery.md). The contract:
+ *
+ * 1. The newest export that verifies is the authority; WAL objects below the
+ *    position it covers are never read. An export that does not verify is
+ *    passed over for the previous one, loudly; with none, the whole WAL is
+ *    replayed with a warning that recovery is running without an export.
+ * 2. The WAL after the export is replayed in position order and the replay
+ *    stops at the first gap, corrupt object, unknown format version or
+ *    discontinuity, naming the object and why. A stopped rebuild resets nothing.
+ * 3. A rebuild fences the shard (epoch bump) and then sets the record's
+ *    cursors to exactly what S3 proves; batch items S3 cannot take at their
+ *    seq are quarantined and listed, never silently dropped.
+ * 4. Verify reports every disagreement as a finding (a log line and a metric)
+ *    and heals only what is provably safe: expired leases, aged gaps.
+ * 5. A rebuild that dies after its fence is finished by the next tick, flush
+ *    worker, verify or recover once its lease lapses (`takeover.ts`), within
+ *    lease + clock skew + one flush interval (L6 in `lib/liveness.ts`).
+ */
+/**
  * Rebuild one shard from S3, on demand or after divergence. Read top to bottom:
  *
  *   1. Read the shard record as it stands (the "before" cursors).

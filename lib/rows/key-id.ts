@@ -1,6 +1,6 @@
 /**
  * Key ids: a key's JSON type and exact value as JSON text (rule 2 of
- * `index.ts`). Equal ids mean equal keys and nothing else.
+ * the contract in `row.ts`). Equal ids mean equal keys and nothing else.
  */
 
 /** A key's identity and stored form: a JSON string literal, or a canonical JSON number. */
@@ -13,11 +13,6 @@ export type KeyId = string;
  */
 export function keyIdOfLegacy(key: string): KeyId {
   return JSON.stringify(key);
-}
-
-/** The id as it is written inside JSON text: it is JSON already. */
-export function keyIdText(id: KeyId): string {
-  return id;
 }
 
 /**

@@ -54,5 +54,10 @@ export function receivesToHold(seconds: number): number {
   );
 }
 
-/** The redrive policy's maxReceiveCount of the ingest queues. */
+/**
+ * The redrive policy's maxReceiveCount of the ingest queues, deployed and
+ * local: 7 days of the handler's hold-backs, so a poisoned shard's puts wait
+ * for its rebuild. Permanent refusals never count against it: the handler
+ * dead-letters those itself on their first receive.
+ */
 export const INGEST_MAX_RECEIVE_COUNT = receivesToHold(HOLD_BACK.holdForSeconds);

@@ -22,6 +22,11 @@
  *
  * Adapters translate their SDK's or platform's errors into `UnavailableError`
  * (retryable) or `InternalError`; nothing else leaks.
+ *
+ * Adapters: `S3ObjectStore` (production), `FsObjectStore` (local stack),
+ * `MemoryObjectStore` (tests). Decorators: `InstrumentedObjectStore` (request
+ * counts for the cost model), `FaultyObjectStore` (simulation).
+ * `test/store/contract.ts` holds the suite every adapter must pass.
  */
 import type { Readable } from 'node:stream';
 

@@ -36,6 +36,7 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { ConfigError, InternalError, UnavailableError } from '../errors.js';
+import { RetryPolicy, retry } from '../retry.js';
 import type { ListOptions, ObjectStore, PutIfAbsentResult } from './object-store.js';
 import {
   describeS3Error,
@@ -51,7 +52,7 @@ export const STREAM_PART_BYTES = 8 * 1024 * 1024;
 
 /** Retry settings of `S3ObjectStore`. */
 export interface S3ObjectStoreOptions {
-  /** Retries after the first attempt before giving up (default 4). */
+  /** Retries after the first attempt before giving up (default: `RetryPolicy.backoff`'s, 4). */
   maxRetries?: number;
   /** Backoff before retry n is up to `baseDelayMs * 2^n`, capped by `maxDelayMs` (defaults 50 and 2000). */
   baseDelayMs?: number;
@@ -113,9 +114,7 @@ type Operation =
 export class S3ObjectStore implements ObjectStore {
   readonly #client: S3Client;
   readonly #bucket: string;
-  readonly #maxRetries: number;
-  readonly #baseDelayMs: number;
-  readonly #maxDelayMs: number;
+  readonly #retry: RetryPolicy;
   readonly #listPageSize: number | undefined;
   readonly #partBytes: number;
   readonly #sleep: (ms: number) => Promise<void>;
@@ -124,23 +123,24 @@ export class S3ObjectStore implements ObjectStore {
   constructor(client: S3Client, bucket: string, options: S3ObjectStoreOptions = {}) {
     this.#client = client;
     this.#bucket = bucket;
-    this.#maxRetries = options.maxRetries ?? 4;
-    this.#baseDelayMs = options.baseDelayMs ?? 50;
-    this.#maxDelayMs = options.maxDelayMs ?? 2000;
+    const maxRetries = options.maxRetries ?? RetryPolicy.backoff.attempts - 1;
+    const baseDelayMs = options.baseDelayMs ?? RetryPolicy.backoff.baseDelayMs;
+    const maxDelayMs = options.maxDelayMs ?? RetryPolicy.backoff.maxDelayMs;
     this.#listPageSize = options.listPageSize;
     this.#partBytes = options.streamPartBytes ?? STREAM_PART_BYTES;
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.#random = options.random ?? Math.random;
-    if (!Number.isInteger(this.#maxRetries) || this.#maxRetries < 0) {
-      throw new ConfigError('maxRetries', this.#maxRetries, 'expected a non-negative integer');
+    if (!Number.isInteger(maxRetries) || maxRetries < 0) {
+      throw new ConfigError('maxRetries', maxRetries, 'expected a non-negative integer');
     }
-    if (!(this.#baseDelayMs > 0 && this.#maxDelayMs >= this.#baseDelayMs)) {
+    if (!(baseDelayMs > 0 && maxDelayMs >= baseDelayMs)) {
       throw new ConfigError(
         'baseDelayMs',
-        this.#baseDelayMs,
-        `expected 0 < baseDelayMs <= maxDelayMs (${this.#maxDelayMs})`,
+        baseDelayMs,
+        `expected 0 < baseDelayMs <= maxDelayMs (${maxDelayMs})`,
       );
     }
+    this.#retry = { attempts: maxRetries + 1, baseDelayMs, maxDelayMs };
   }
 
   /** `PutObject` with `If-None-Match: *` (invariants 1-3). */
@@ -333,29 +333,26 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  /** Runs `attempt`, retrying transient failures; translates whatever is thrown last. */
+  /** Runs `attempt`, retrying transient failures (`lib/retry.ts`); translates whatever is thrown last. */
   async #withRetry<T>(operation: Operation, key: string, attempt: () => Promise<T>): Promise<T> {
-    for (let retry = 0; ; retry++) {
-      try {
-        return await attempt();
-      } catch (error) {
-        if (error instanceof UnavailableError || error instanceof InternalError) throw error;
-        if (!isTransient(error)) {
-          throw new InternalError(`s3 ${operation} ${key}: ${describeS3Error(error)}`, {
-            cause: error,
-          });
-        }
-        if (retry >= this.#maxRetries) {
-          throw new UnavailableError(
-            `s3 ${operation} ${key}: still failing after ${retry + 1} attempts; last error: ${describeS3Error(error)}`,
+    try {
+      return await retry(this.#retry, attempt, {
+        retryable: (error) =>
+          !(error instanceof UnavailableError || error instanceof InternalError) &&
+          isTransient(error),
+        giveUp: (error, attempts) =>
+          new UnavailableError(
+            `s3 ${operation} ${key}: still failing after ${attempts} attempts; last error: ${describeS3Error(error)}`,
             { cause: error },
-          );
-        }
-        // "Equal jitter": at least half the exponential step, so retries do spread out,
-        // plus a random half, so concurrent flushers do not retry in lockstep.
-        const stepMs = Math.min(this.#maxDelayMs, this.#baseDelayMs * 2 ** retry);
-        await this.#sleep(stepMs / 2 + this.#random() * (stepMs / 2));
-      }
+          ),
+        sleep: this.#sleep,
+        random: this.#random,
+      });
+    } catch (error) {
+      if (error instanceof UnavailableError || error instanceof InternalError) throw error;
+      throw new InternalError(`s3 ${operation} ${key}: ${describeS3Error(error)}`, {
+        cause: error,
+      });
     }
   }
 }

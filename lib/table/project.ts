@@ -13,7 +13,7 @@
  * is null and not counted.
  */
 
-import { numberFitsDouble } from '../json/index.js';
+import { numberFitsDouble } from '../json/exact-number.js';
 import { decimalOf, type TypedColumn } from './schema.js';
 
 /** A projected value as the Parquet writer takes it. */

@@ -28,7 +28,7 @@ import {
 } from './frame-parser.js';
 import type { FrameFormat } from './framing.js';
 
-export type { CanonicalReader, FramedLine, FrameSink, Wait } from './frame-parser.js';
+export type { FramedLine, FrameSink } from './frame-parser.js';
 
 /** Reads a whole framed object held in memory. */
 export function* readFrameSync(

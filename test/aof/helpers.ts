@@ -1,7 +1,7 @@
 /** Builders shared by the AOF tests. */
 import type { AofKeyedRow, AofKeylessRow, AofObject } from '../../lib/aof/format.js';
-import { AofWriter } from '../../lib/aof/writer.js';
 import { aofKey } from '../../lib/paths.js';
+import { encodeAof } from '../support/legacy-aof.js';
 
 /** Key the tests store exports under (shard s1, covered position 12, matching `aofObject`). */
 export const AOF_KEY = aofKey('s1', 12);
@@ -36,10 +36,7 @@ export function aofObject(overrides: Partial<AofObject> = {}): AofObject {
   };
 }
 
-/** Writes `object` through the streaming writer, keyless rows first as a fold would. */
-export async function writeAof(object: AofObject, key = AOF_KEY): Promise<Uint8Array> {
-  const writer = new AofWriter(key);
-  for (const row of object.keyless) await writer.keyless(row);
-  const { keylessCount: _, ...header } = object.header;
-  return writer.finish(header, object.keyed);
+/** The bytes of `object` as a legacy export (`encodeAof`). */
+export async function writeAof(object: AofObject): Promise<Uint8Array> {
+  return encodeAof(object);
 }

@@ -25,7 +25,7 @@ import { IDEMPOTENCY_ATTRIBUTE } from '../../lib/client/sqs-message.js';
 import { ErrorKind } from '../../lib/errors.js';
 import { NDJSON_SUBTYPES } from '../../lib/http/media-type.js';
 import type { BodyQuery } from '../../lib/http/put-body-shape.js';
-import { BodyForm } from '../../lib/json/index.js';
+import { BodyForm } from '../../lib/json/exact-put-body.js';
 import { IDEMPOTENCY_ATTRIBUTE as SERVICE_IDEMPOTENCY_ATTRIBUTE } from '../../lib/sqs/put-messages.js';
 import { schemaProperties, schemaRequired, yamlBlock } from './openapi-reader.js';
 

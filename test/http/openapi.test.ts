@@ -9,7 +9,7 @@ import { ROUTES } from '../../infra/constructs/api.js';
 import { ErrorKind, STATUS_OF_KIND } from '../../lib/errors.js';
 import { NDJSON_SUBTYPES } from '../../lib/http/media-type.js';
 import { BodyQuery } from '../../lib/http/put-body-shape.js';
-import { BodyForm } from '../../lib/json/index.js';
+import { BodyForm } from '../../lib/json/exact-put-body.js';
 import { ROUTES as LOCAL_ROUTES } from '../../lib/local/http-routes.js';
 import { SHARD_NAME_PATTERN } from '../../lib/paths.js';
 import { Durability } from '../../lib/put/put-rows.js';

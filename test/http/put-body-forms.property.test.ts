@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ErrorKind } from '../../lib/errors.js';
 import { flushShard } from '../../lib/flush/flush-shard.js';
 import { handlePut } from '../../lib/http/put-route.js';
-import { BodyForm } from '../../lib/json/index.js';
+import { BodyForm } from '../../lib/json/exact-put-body.js';
 import { parsePutText } from '../../lib/put/schema.js';
 import { bodyOf, EventFile, httpEvent } from '../support/events.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';

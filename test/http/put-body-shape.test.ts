@@ -4,7 +4,7 @@ import { InvalidInputError } from '../../lib/errors.js';
 import { PutMediaKind } from '../../lib/http/media-type.js';
 import { putBodyShape } from '../../lib/http/put-body-shape.js';
 import { handlePut } from '../../lib/http/put-route.js';
-import { BodyForm } from '../../lib/json/index.js';
+import { BodyForm } from '../../lib/json/exact-put-body.js';
 import { caught } from '../json/helpers.js';
 import { bodyOf, EventFile, httpEvent } from '../support/events.js';
 import { fixture, useDynalite } from '../support/harness.js';

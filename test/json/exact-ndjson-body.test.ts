@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../lib/errors.js';
-import {
-  BodyForm,
-  BomPolicy,
-  InvalidJsonError,
-  JsonProblem,
-  scanPutBody,
-} from '../../lib/json/index.js';
+import { InvalidJsonError, JsonProblem } from '../../lib/json/errors.js';
+import { BomPolicy } from '../../lib/json/exact-parse.js';
+import { BodyForm, scanPutBody } from '../../lib/json/exact-put-body.js';
 import { caught } from './helpers.js';
 
 const RULES = {

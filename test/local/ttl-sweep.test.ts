@@ -2,6 +2,7 @@ import { mkdtemp, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { UnprocessedItemsError } from '../../lib/errors.js';
 import { itemLifetimes } from '../../lib/liveness.js';
 import { sweepExpiredItems, sweepExpiredSpills } from '../../lib/local/ttl-sweep.js';
 import { readBatchHead } from '../../lib/memtable/batches.js';
@@ -9,6 +10,7 @@ import { SPILL_LIFECYCLE_DAYS } from '../../lib/memtable/spill.js';
 import { spillKey, walKey } from '../../lib/paths.js';
 import { FsObjectStore } from '../../lib/store/fs-store.js';
 import { fixture, useDynalite } from '../support/harness.js';
+import { isBatchWriteItem, scriptedTable } from '../support/scripted-table.js';
 import { drain, putBatch } from '../support/wal-chain.js';
 
 const dynalite = useDynalite();
@@ -24,6 +26,19 @@ describe('sweepExpiredItems', () => {
     expect(await readBatchHead(f.table, SHARD, 1)).toBeDefined();
     expect(await sweepExpiredItems(f.table, f.clock.now() + batchMs + 2_000)).toBe(1);
     expect(await readBatchHead(f.table, SHARD, 1)).toBeUndefined();
+  });
+
+  it('raises UnprocessedItemsError when DynamoDB keeps leaving the expired items in place', async () => {
+    const f = await fixture(dynalite());
+    await putBatch(f.put, SHARD, [{ n: 1 }]);
+    await drain(f.flushDeps('ticker'), SHARD);
+    const scripted = scriptedTable(f.table);
+    scripted.add({ match: isBatchWriteItem, effect: 'unprocessed', times: 5 });
+    const afterTtlMs = f.clock.now() + itemLifetimes(f.config).batchMs + 2_000;
+    await expect(sweepExpiredItems(scripted.table, afterTtlMs)).rejects.toBeInstanceOf(
+      UnprocessedItemsError,
+    );
+    expect(await readBatchHead(f.table, SHARD, 1)).toBeDefined();
   });
 });
 

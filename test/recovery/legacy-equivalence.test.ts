@@ -9,7 +9,6 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AofWriter } from '../../lib/aof/writer.js';
 import { dumpLine } from '../../lib/cli/dump-line.js';
 import { readDurableRows } from '../../lib/cli/durable-rows.js';
 import { findDumpExport, writeExportLines } from '../../lib/cli/export-rows.js';
@@ -22,6 +21,7 @@ import { replayShard } from '../../lib/recovery/replay.js';
 import { readRowLine } from '../../lib/rows/row-line.js';
 import type { ObjectStore } from '../../lib/store/object-store.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
+import { encodeAof } from '../support/legacy-aof.js';
 import {
   exportDepsOf,
   type ModelRow,
@@ -41,21 +41,21 @@ async function writeLegacyExport(f: Fixture, shard: string): Promise<number> {
     keepRows: true,
     keepKeyless: true,
   });
-  const writer = new AofWriter(aofKey(shard, record.walNextPos));
-  for (const row of replay.state.keyless) await writer.keyless(row);
   const keyed = [...replay.state.sortedKeyed()];
-  const bytes = await writer.finish(
-    {
+  const bytes = encodeAof({
+    header: {
       shard,
       coveredPosition: record.walNextPos,
       lastSeq: replay.walk.end.lastSeq,
       nextRowOffset: replay.walk.end.nextRowOffset,
       keyedCount: keyed.length,
+      keylessCount: replay.state.keyless.length,
       previousExport: null,
       createdAtMs: f.clock.now(),
     },
     keyed,
-  );
+    keyless: [...replay.state.keyless],
+  });
   await f.memory.putIfAbsent(aofKey(shard, record.walNextPos), bytes);
   await recordWatermark(f.table, shard, record.walNextPos, f.clock.now());
   return record.walNextPos;

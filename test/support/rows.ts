@@ -21,8 +21,3 @@ export function rowOf(row: object): Row {
 export function rowValue(row: { text?: string }): unknown {
   return row.text === undefined ? undefined : JSON.parse(row.text);
 }
-
-/** The parsed values of stored rows, deletes left out. */
-export function valuesOf(rows: readonly { text?: string }[]): unknown[] {
-  return rows.filter((row) => row.text !== undefined).map(rowValue);
-}

@@ -1,11 +1,14 @@
 /**
  * A `Table` whose DynamoDB client misbehaves on cue: a test scripts, per
  * kind of request, a failure before it applies, a lost response after it
- * applied (the write landed, the caller sees a network error), or a hang (the
- * caller's process is as good as dead). Requests no script matches pass
+ * applied (the write landed, the caller sees a network error), a hang (the
+ * caller's process is as good as dead), or, for a BatchWriteItem, every item
+ * left unprocessed (DynamoDB short of throughput: nothing applied, the
+ * response lists the request's items). Requests no script matches pass
  * through unchanged.
  */
 import {
+  BatchWriteItemCommand,
   type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
@@ -14,7 +17,7 @@ import {
 import type { Table } from '../../lib/memtable/table.js';
 
 /** What happens to a matching request. */
-export type Effect = 'fail' | 'lose-response' | 'hang';
+export type Effect = 'fail' | 'lose-response' | 'hang' | 'unprocessed';
 
 /** One scripted misbehaviour. */
 export interface Script {
@@ -46,7 +49,7 @@ function serverError(): Error {
 /** Wraps `table`'s client. */
 export function scriptedTable(table: Table): ScriptedTable {
   const scripts: Array<Script & { left: number }> = [];
-  const hits: Record<Effect, number> = { fail: 0, 'lose-response': 0, hang: 0 };
+  const hits: Record<Effect, number> = { fail: 0, 'lose-response': 0, hang: 0, unprocessed: 0 };
   const client = {
     send: async (command: unknown) => {
       const script = scripts.find((s) => s.left > 0 && s.match(command));
@@ -57,6 +60,9 @@ export function scriptedTable(table: Table): ScriptedTable {
       hits[script.effect] += 1;
       if (script.effect === 'fail') throw serverError();
       if (script.effect === 'hang') return new Promise(() => undefined);
+      if (script.effect === 'unprocessed') {
+        return { UnprocessedItems: (command as BatchWriteItemCommand).input.RequestItems };
+      }
       await forward();
       throw networkError();
     },
@@ -71,6 +77,11 @@ export function scriptedTable(table: Table): ScriptedTable {
 /** The batch item write of a put (its head). */
 export function isBatchWrite(command: unknown): boolean {
   return command instanceof PutItemCommand && command.input.Item?.kind?.S === 'rows';
+}
+
+/** A BatchWriteItem (batch deletes, the local TTL sweep). */
+export function isBatchWriteItem(command: unknown): boolean {
+  return command instanceof BatchWriteItemCommand;
 }
 
 /** A void seal. */
@@ -88,13 +99,5 @@ export function isAllocation(command: unknown): boolean {
   return (
     command instanceof UpdateItemCommand &&
     (command.input.UpdateExpression ?? '').includes('nextSeq = if_not_exists')
-  );
-}
-
-/** Recording an idempotency ack. */
-export function isAckRecord(command: unknown): boolean {
-  return (
-    command instanceof UpdateItemCommand &&
-    (command.input.UpdateExpression ?? '').includes('#state = :done')
   );
 }

@@ -1,7 +1,7 @@
 /**
  * One table's items: partitions by hash key, each sorted by range key, plus
  * every global secondary index kept in step on each write (strongly
- * consistent, unlike DynamoDB's eventually consistent GSIs; see index.ts).
+ * consistent, unlike DynamoDB's eventually consistent GSIs; see memory-dynamodb.ts).
  *
  * Scan order follows dynalite exactly (partitions ordered by a 6-hex-digit
  * MD5 prefix of the hash key, then by its bytes), so Scan pages of the two are

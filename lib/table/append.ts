@@ -42,7 +42,7 @@ import {
   REFUSED_KEY,
   tableHighWater,
 } from './progress.js';
-import { projectRow } from './project.js';
+import { Projector } from './project.js';
 import { evolveSchema, RowOp } from './schema.js';
 import { readManifestList } from './snapshot-files.js';
 import { optionsOf, TABLE_SCHEMAS_ENV } from './table-config.js';
@@ -83,11 +83,12 @@ function tableRows(
   refused: Record<string, number>,
 ): TableRow[] {
   const rows: TableRow[] = [];
+  const projector = new Projector(schemaColumns);
   for (const range of ranges) {
     for (const object of range.objects) {
       const { header } = object;
       for (const row of object.rows) {
-        const projection = projectRow(schemaColumns, row.text);
+        const projection = projector.project(row.text);
         for (const name of projection.refused) refused[name] = (refused[name] ?? 0) + 1;
         rows.push({
           shard: header.shard,

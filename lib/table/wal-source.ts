@@ -1,6 +1,8 @@
 /**
  * Where a table's rows come from: the shard's WAL objects, read through the
- * WAL decoder (`lib/wal`), never the memtable. A WAL object exists only once
+ * WAL reader replay uses (`scanWal`: the rules of `lib/wal`'s decoder, with
+ * rows in the encoder's exact form read straight from the decompressed
+ * bytes), never the memtable. A WAL object exists only once
  * a flusher wrote it create-if-absent, and the flush protocol adopts every
  * object it finds (never rewrites one), so the objects are the durable
  * history. Reads are contiguous: from the table's high-water up to the first
@@ -13,9 +15,9 @@
  * (docs/tables.md).
  */
 import { positionOfKey, walKey, walPrefix } from '../paths.js';
+import { scanWal } from '../recovery/wal-scan.js';
 import type { ObjectStore } from '../store/object-store.js';
-import { decodeWal } from '../wal/decode.js';
-import type { WalObject } from '../wal/format.js';
+import type { WalHeader, WalObject, WalRow } from '../wal/format.js';
 
 /** The first position of the WAL run that reaches the newest object, or undefined when the WAL is empty. */
 export async function firstRetainedPosition(
@@ -52,12 +54,35 @@ export async function readWalRange(
 ): Promise<WalRange> {
   const range: WalRange = { shard, from, to: from, objects: [], bytes: 0 };
   while (range.bytes < budgetBytes) {
-    const key = walKey(shard, range.to);
-    const bytes = await store.get(key);
+    const bytes = await store.get(walKey(shard, range.to));
     if (!bytes) break;
-    range.objects.push(decodeWal(key, bytes));
+    range.objects.push(await readWalObject(shard, range.to, bytes));
     range.bytes += bytes.byteLength;
     range.to += 1;
   }
   return range;
+}
+
+/** Reads and verifies the WAL object stored at `shard`'s `position` (a `CorruptDataError` when it is not valid). */
+async function readWalObject(
+  shard: string,
+  position: number,
+  bytes: Uint8Array,
+): Promise<WalObject> {
+  let header: WalHeader | undefined;
+  const rows: WalRow[] = [];
+  await scanWal(shard, position, once(bytes), {
+    header: (read) => {
+      header = read;
+      return true;
+    },
+    row: (row) => {
+      rows.push(row);
+    },
+  });
+  return { header: header!, rows };
+}
+
+async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+  yield bytes;
 }

@@ -198,8 +198,8 @@ function typedMember(
 export class Projector {
   readonly #columns: readonly TypedColumn[];
   readonly #readers: ColumnReader[];
-  /** Column indexes by name length, then name, for a match without slicing the member's name. */
-  readonly #byLength = new Map<number, Array<[string, number]>>();
+  /** Column indexes by name length (index), then name, for a match without slicing the member's name. */
+  readonly #byLength: Array<Array<[string, number]> | undefined> = [];
   readonly #byName = new Map<string, number>();
   /** Per column, the last member found in the current row: start (-1: none) and end. */
   readonly #starts: Int32Array;
@@ -209,9 +209,9 @@ export class Projector {
     this.#columns = columns;
     this.#readers = columns.map((c) => readerOf(c.type));
     columns.forEach((column, index) => {
-      const same = this.#byLength.get(column.name.length) ?? [];
+      const same = this.#byLength[column.name.length] ?? [];
       same.push([column.name, index]);
-      this.#byLength.set(column.name.length, same);
+      this.#byLength[column.name.length] = same;
       this.#byName.set(column.name, index);
     });
     this.#starts = new Int32Array(columns.length);
@@ -243,12 +243,14 @@ export class Projector {
   #find(text: string): void {
     this.#starts.fill(-1);
     if (text.charCodeAt(0) !== 0x7b) return;
+    // Most rows hold no escape at all: then no member name needs decoding.
+    const escapes = text.indexOf('\\') !== -1;
     let i = 1;
     while (i < text.length && text.charCodeAt(i) !== 0x7d) {
       const keyEnd = stringEnd(text, i);
       const start = keyEnd + 1;
       const end = valueEnd(text, start);
-      const index = this.#wanted(text, i + 1, keyEnd - 1);
+      const index = this.#wanted(text, i + 1, keyEnd - 1, escapes);
       if (index >= 0) {
         this.#starts[index] = start;
         this.#ends[index] = end;
@@ -257,15 +259,18 @@ export class Projector {
     }
   }
 
-  /** The column index of the member name at `text[from, to)` (its raw text between the quotes), or -1. */
-  #wanted(text: string, from: number, to: number): number {
-    if (hasEscape(text, from, to)) {
+  /** The column index of the member name at `text[from, to)` (its raw text between the quotes; `escapes` when the row holds any), or -1. */
+  #wanted(text: string, from: number, to: number, escapes: boolean): number {
+    if (escapes && hasEscape(text, from, to)) {
       const name = JSON.parse(text.slice(from - 1, to + 1)) as string;
       return this.#byName.get(name) ?? -1;
     }
-    const same = this.#byLength.get(to - from);
+    const same = this.#byLength[to - from];
     if (same === undefined) return -1;
-    for (const [name, index] of same) if (text.startsWith(name, from)) return index;
+    for (let k = 0; k < same.length; k++) {
+      const [name, index] = same[k]!;
+      if (text.startsWith(name, from)) return index;
+    }
     return -1;
   }
 }

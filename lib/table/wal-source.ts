@@ -17,7 +17,8 @@
 import { positionOfKey, walKey, walPrefix } from '../paths.js';
 import { scanWal } from '../recovery/wal-scan.js';
 import type { ObjectStore } from '../store/object-store.js';
-import type { WalHeader, WalObject, WalRow } from '../wal/format.js';
+import type { WalHeader, WalRow } from '../wal/format.js';
+import { FrameReadAhead } from '../wal/frame-reader.js';
 
 /** The first position of the WAL run that reaches the newest object, or undefined when the WAL is empty. */
 export async function firstRetainedPosition(
@@ -41,46 +42,43 @@ export interface WalRange {
   from: number;
   /** First position not read. */
   to: number;
-  objects: WalObject[];
   bytes: number;
 }
 
-/** Reads `shard`'s WAL objects from `from` while they exist and `budgetBytes` lasts (at least one). */
+/** Takes each row read, with its object's header. */
+export type OnWalRow = (header: WalHeader, row: WalRow) => void;
+
+/**
+ * Reads `shard`'s WAL objects from `from` while they exist and `budgetBytes`
+ * lasts (at least one), handing each row to `onRow` as it is read, so a
+ * row's table form is made while its bytes are at hand and nothing else of
+ * it outlives the read. Rows are provisional until the returned promise
+ * resolves: an object that does not verify rejects it with a
+ * `CorruptDataError` (its checksum covers every row before its trailer).
+ */
 export async function readWalRange(
   store: ObjectStore,
   shard: string,
   from: number,
   budgetBytes: number,
+  onRow: OnWalRow,
 ): Promise<WalRange> {
-  const range: WalRange = { shard, from, to: from, objects: [], bytes: 0 };
+  const range: WalRange = { shard, from, to: from, bytes: 0 };
   while (range.bytes < budgetBytes) {
     const bytes = await store.get(walKey(shard, range.to));
     if (!bytes) break;
-    range.objects.push(await readWalObject(shard, range.to, bytes));
+    let header: WalHeader | undefined;
+    await scanWal(shard, range.to, new FrameReadAhead(walKey(shard, range.to), once(bytes)), {
+      header: (read) => {
+        header = read;
+        return true;
+      },
+      row: (row) => onRow(header!, row),
+    });
     range.bytes += bytes.byteLength;
     range.to += 1;
   }
   return range;
-}
-
-/** Reads and verifies the WAL object stored at `shard`'s `position` (a `CorruptDataError` when it is not valid). */
-async function readWalObject(
-  shard: string,
-  position: number,
-  bytes: Uint8Array,
-): Promise<WalObject> {
-  let header: WalHeader | undefined;
-  const rows: WalRow[] = [];
-  await scanWal(shard, position, once(bytes), {
-    header: (read) => {
-      header = read;
-      return true;
-    },
-    row: (row) => {
-      rows.push(row);
-    },
-  });
-  return { header: header!, rows };
 }
 
 async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {

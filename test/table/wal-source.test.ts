@@ -9,6 +9,7 @@ import { loadCurrent } from '../../lib/table/metadata.js';
 import { readWalRange } from '../../lib/table/wal-source.js';
 import { decodeWal } from '../../lib/wal/decode.js';
 import { encodeWalBatches } from '../../lib/wal/encode-batches.js';
+import type { WalHeader, WalRow } from '../../lib/wal/format.js';
 import { testDeps } from './helpers.js';
 
 const SHARD = 'clicks-0';
@@ -64,10 +65,14 @@ describe('readWalRange', () => {
     for (const [position, bytes] of objects.entries())
       await store.putIfAbsent(walKey(SHARD, position), bytes);
 
-    const range = await readWalRange(store, SHARD, 0, Number.POSITIVE_INFINITY);
+    const read: Array<{ header: WalHeader; rows: WalRow[] }> = [];
+    const range = await readWalRange(store, SHARD, 0, Number.POSITIVE_INFINITY, (header, row) => {
+      if (read.at(-1)?.header !== header) read.push({ header, rows: [] });
+      read.at(-1)!.rows.push(row);
+    });
 
     expect(range).toMatchObject({ shard: SHARD, from: 0, to: 2 });
-    expect(range.objects).toEqual(
+    expect(read).toEqual(
       objects.map((bytes, position) => decodeWal(walKey(SHARD, position), bytes)),
     );
   });
@@ -79,12 +84,12 @@ describe('readWalRange', () => {
     const text = gunzipSync(v3Object(1, [[{ text: '{"a":2}' }]])).toString('utf8');
     await store.putIfAbsent(walKey(SHARD, 1), gzipSync(text.replace('{"a":2}', '{"a":3}')));
 
-    await expect(readWalRange(store, SHARD, 0, Number.POSITIVE_INFINITY)).rejects.toThrow(
-      CorruptDataError,
-    );
-    await expect(readWalRange(store, SHARD, 0, Number.POSITIVE_INFINITY)).rejects.toThrow(
-      /checksum mismatch/,
-    );
+    await expect(
+      readWalRange(store, SHARD, 0, Number.POSITIVE_INFINITY, () => undefined),
+    ).rejects.toThrow(CorruptDataError);
+    await expect(
+      readWalRange(store, SHARD, 0, Number.POSITIVE_INFINITY, () => undefined),
+    ).rejects.toThrow(/checksum mismatch/);
     const deps = testDeps(store);
     await expect(appendTable(deps, 'clicks_0', [SHARD])).rejects.toThrow(CorruptDataError);
     expect(await loadCurrent(store, 'clicks_0')).toBeUndefined();

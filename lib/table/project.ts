@@ -20,7 +20,7 @@
  * column's value.
  */
 
-import { numberFitsDouble } from '../json/index.js';
+import { numberFitsDouble } from '../json/exact-number.js';
 import { dateDays, scaledInteger, scaledSmall, timestampMicros } from './exact-values.js';
 import { decimalOf, type TypedColumn } from './schema.js';
 

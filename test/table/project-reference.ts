@@ -6,7 +6,7 @@
  * one change: years 0000-0099 are read as themselves (`Date.UTC` maps them
  * to 1900-1999, so the first version refused every such timestamp and date).
  */
-import { numberFitsDouble } from '../../lib/json/index.js';
+import { numberFitsDouble } from '../../lib/json/exact-number.js';
 import type { Projection, TypedValue } from '../../lib/table/project.js';
 import { decimalOf, type TypedColumn } from '../../lib/table/schema.js';
 

@@ -42,11 +42,11 @@ import {
   REFUSED_KEY,
   tableHighWater,
 } from './progress.js';
-import { projectRow } from './project.js';
-import { evolveSchema, RowOp } from './schema.js';
+import { Projector } from './project.js';
+import { evolveSchema, RowOp, type TypedColumn } from './schema.js';
 import { readManifestList } from './snapshot-files.js';
 import { optionsOf, TABLE_SCHEMAS_ENV } from './table-config.js';
-import { firstRetainedPosition, readWalRange, type WalRange } from './wal-source.js';
+import { firstRetainedPosition, type OnWalRow, readWalRange, type WalRange } from './wal-source.js';
 import {
   addedEntries,
   manifestRecord,
@@ -74,38 +74,31 @@ export interface AppendReport {
   conflicts: number;
 }
 
-/** The rows of WAL ranges, as the table stores them. */
-function tableRows(
-  deps: TableDeps,
-  table: string,
-  ranges: readonly WalRange[],
-  schemaColumns: ReturnType<typeof optionsOf>['columns'],
-  refused: Record<string, number>,
-): TableRow[] {
-  const rows: TableRow[] = [];
-  for (const range of ranges) {
-    for (const object of range.objects) {
-      const { header } = object;
-      for (const row of object.rows) {
-        const projection = projectRow(schemaColumns, row.text);
-        for (const name of projection.refused) refused[name] = (refused[name] ?? 0) + 1;
-        rows.push({
-          shard: header.shard,
-          seq: row.seq,
-          offset: row.offset,
-          position: header.position,
-          ingestedAtMs: row.ingestedAtMs ?? header.createdAtMs,
-          key: row.key ?? null,
-          op: row.key === undefined ? RowOp.append : row.delete ? RowOp.delete : RowOp.upsert,
-          text: row.text ?? null,
-          typed: projection.values,
-        });
-      }
-    }
+/** Collects WAL rows in the table's form: typed columns projected, refused values counted. */
+class TableRows {
+  readonly rows: TableRow[] = [];
+  readonly refused: Record<string, number> = {};
+  readonly #projector: Projector;
+
+  constructor(columns: readonly TypedColumn[]) {
+    this.#projector = new Projector(columns);
   }
-  void deps;
-  void table;
-  return rows;
+
+  readonly add: OnWalRow = (header, row) => {
+    const projection = this.#projector.project(row.text);
+    for (const name of projection.refused) this.refused[name] = (this.refused[name] ?? 0) + 1;
+    this.rows.push({
+      shard: header.shard,
+      seq: row.seq,
+      offset: row.offset,
+      position: header.position,
+      ingestedAtMs: row.ingestedAtMs ?? header.createdAtMs,
+      key: row.key ?? null,
+      op: row.key === undefined ? RowOp.append : row.delete ? RowOp.delete : RowOp.upsert,
+      text: row.text ?? null,
+      typed: projection.values,
+    });
+  };
 }
 
 /** Reads each shard's WAL from its high-water (A1). */
@@ -114,6 +107,7 @@ async function readRanges(
   shards: readonly string[],
   highWater: HighWater,
   turn: number,
+  onRow: OnWalRow,
 ): Promise<WalRange[]> {
   let budget = deps.config.maxCommitBytes;
   const ranges: WalRange[] = [];
@@ -123,7 +117,7 @@ async function readRanges(
     if (budget <= 0) break;
     const from = highWater[shard] ?? (await firstRetainedPosition(deps.store, shard));
     if (from === undefined) continue;
-    const range = await readWalRange(deps.store, shard, from, budget);
+    const range = await readWalRange(deps.store, shard, from, budget, onRow);
     budget -= range.bytes;
     if (range.to > range.from) ranges.push(range);
   }
@@ -170,13 +164,6 @@ export async function appendTable(
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const madeAtMs = deps.now();
     const read = tableHighWater(base?.metadata);
-    const ranges = await readRanges(
-      deps,
-      shards,
-      read,
-      base?.metadata['last-sequence-number'] ?? 0,
-    );
-    if (ranges.length === 0) return report;
     const current = base?.metadata;
     const evolved = evolveSchema(
       TABLE_SCHEMAS_ENV,
@@ -187,9 +174,18 @@ export async function appendTable(
     );
     const typedColumns = evolved.schema.fields
       .filter((f) => f.id > 8)
-      .map((f) => ({ name: f.name, type: f.type as never }));
-    const refused: Record<string, number> = {};
-    const rows = tableRows(deps, table, ranges, typedColumns, refused);
+      .map((f) => ({ name: f.name, type: f.type as TypedColumn['type'] }));
+    // Rows take their table form as they are read (`wal-source.ts`).
+    const collected = new TableRows(typedColumns);
+    const ranges = await readRanges(
+      deps,
+      shards,
+      read,
+      base?.metadata['last-sequence-number'] ?? 0,
+      collected.add,
+    );
+    if (ranges.length === 0) return report;
+    const { rows, refused } = collected;
     const by = current
       ? current['default-spec-id'] === 0
         ? 'day'

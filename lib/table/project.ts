@@ -11,9 +11,17 @@
  * `timestamptz` an RFC 3339 string with an offset and at most microsecond
  * precision; `date` a `YYYY-MM-DD` string. A missing member or JSON `null`
  * is null and not counted.
+ *
+ * The committer projects every row it commits, so a `Projector` reads a row
+ * in one pass over its text: the top level is walked once (nested values
+ * skipped by bracket depth, strings by their closing quote), the wanted
+ * members are remembered by position, and each is read in place
+ * (`exact-values.ts`); no `JSON.parse` of the row, no slice but a string
+ * column's value.
  */
 
 import { numberFitsDouble } from '../json/exact-number.js';
+import { dateDays, scaledInteger, scaledSmall, timestampMicros } from './exact-values.js';
 import { decimalOf, type TypedColumn } from './schema.js';
 
 /** A projected value as the Parquet writer takes it. */
@@ -26,117 +34,50 @@ export interface Projection {
   refused: string[];
 }
 
-const JSON_NUMBER = /^(-?)(0|[1-9][0-9]*)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
 const LONG_MIN = -(2n ** 63n);
 const LONG_MAX = 2n ** 63n - 1n;
-/** Exponents past this are never exact in any column type (and would make BigInt huge). */
-const MAX_EXPONENT = 400;
+const NO_REFUSALS: string[] = [];
 
-/** `text × 10^scale` as a BigInt when it is an integer, else undefined. */
-function scaledInteger(text: string, scale: number): bigint | undefined {
-  const match = JSON_NUMBER.exec(text);
-  if (!match) return undefined;
-  const [, sign, integer, fraction = '', exponentText = '0'] = match;
-  const digits = (integer! + fraction).replace(/^0+/, '');
-  if (digits === '') return 0n;
-  const exponent = Number(exponentText) - fraction.length + scale;
-  if (!Number.isSafeInteger(exponent) || Math.abs(exponent) > MAX_EXPONENT) return undefined;
-  let value = BigInt(digits);
-  if (exponent >= 0) value *= 10n ** BigInt(exponent);
-  else {
-    const divisor = 10n ** BigInt(-exponent);
-    if (value % divisor !== 0n) return undefined;
-    value /= divisor;
-  }
-  return sign === '-' ? -value : value;
+const Kind = { string: 0, number: 1, boolean: 2, null: 3, object: 4, array: 5 } as const;
+type Kind = (typeof Kind)[keyof typeof Kind];
+
+function kindAt(c: number): Kind {
+  if (c === 0x22) return Kind.string;
+  if (c === 0x7b) return Kind.object;
+  if (c === 0x5b) return Kind.array;
+  if (c === 0x74 || c === 0x66) return Kind.boolean;
+  if (c === 0x6e) return Kind.null;
+  return Kind.number;
 }
-
-const TIMESTAMP =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** Milliseconds of a valid calendar date-time (UTC fields), or undefined. */
-function utcMs(
-  y: string,
-  mo: string,
-  d: string,
-  h = '00',
-  mi = '00',
-  s = '00',
-): number | undefined {
-  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
-  const back = new Date(ms);
-  if (
-    back.getUTCFullYear() !== Number(y) ||
-    back.getUTCMonth() !== Number(mo) - 1 ||
-    back.getUTCDate() !== Number(d) ||
-    back.getUTCHours() !== Number(h) ||
-    back.getUTCMinutes() !== Number(mi) ||
-    back.getUTCSeconds() !== Number(s)
-  ) {
-    return undefined;
-  }
-  return ms;
-}
-
-/** Microseconds since the epoch of an RFC 3339 timestamp, when exact. */
-function timestampMicros(text: string): bigint | undefined {
-  const m = TIMESTAMP.exec(text);
-  if (!m) return undefined;
-  const ms = utcMs(m[1]!, m[2]!, m[3]!, m[4], m[5], m[6]);
-  if (ms === undefined) return undefined;
-  const fraction = (m[7] ?? '').padEnd(9, '0');
-  if (fraction.slice(6) !== '000') return undefined;
-  let offsetMin = 0;
-  const zone = m[8]!;
-  if (zone !== 'Z' && zone !== 'z') {
-    const hours = Number(zone.slice(1, 3));
-    const minutes = Number(zone.slice(4, 6));
-    if (hours > 23 || minutes > 59) return undefined;
-    offsetMin = (zone[0] === '-' ? -1 : 1) * (hours * 60 + minutes);
-  }
-  return BigInt(ms - offsetMin * 60_000) * 1000n + BigInt(fraction.slice(0, 6));
-}
-
-/** Days since the epoch of a `YYYY-MM-DD` date, when valid. */
-function dateDays(text: string): number | undefined {
-  const m = DATE.exec(text);
-  if (!m) return undefined;
-  const ms = utcMs(m[1]!, m[2]!, m[3]!);
-  return ms === undefined ? undefined : ms / 86_400_000;
-}
-
-/** A top-level member's value as the scanner finds it: its kind and its exact source slice. */
-type Member = {
-  kind: 'string' | 'number' | 'boolean' | 'null' | 'object' | 'array';
-  slice: string;
-};
 
 /** End (exclusive) of the string literal starting at `i` (a `"`). */
 function stringEnd(text: string, i: number): number {
-  let j = i + 1;
+  let j = text.indexOf('"', i + 1);
   for (;;) {
-    const c = text.charCodeAt(j);
-    if (c === 0x22) return j + 1;
-    j += c === 0x5c ? 2 : 1;
+    if (j === -1) return text.length;
+    // The quote closes the string unless an odd run of backslashes escapes it.
+    let k = j - 1;
+    while (text.charCodeAt(k) === 0x5c) k--;
+    if ((j - 1 - k) % 2 === 0) return j + 1;
+    j = text.indexOf('"', j + 1);
   }
 }
 
 /** End (exclusive) of the value starting at `i`. */
 function valueEnd(text: string, i: number): number {
-  const c = text[i];
-  if (c === '"') return stringEnd(text, i);
-  if (c === '{' || c === '[') {
+  const c = text.charCodeAt(i);
+  if (c === 0x22) return stringEnd(text, i);
+  if (c === 0x7b || c === 0x5b) {
     let depth = 0;
     let j = i;
     while (j < text.length) {
-      const d = text[j];
-      if (d === '"') {
+      const d = text.charCodeAt(j);
+      if (d === 0x22) {
         j = stringEnd(text, j);
         continue;
       }
-      if (d === '{' || d === '[') depth += 1;
-      else if (d === '}' || d === ']') {
+      if (d === 0x7b || d === 0x5b) depth += 1;
+      else if (d === 0x7d || d === 0x5d) {
         depth -= 1;
         if (depth === 0) return j + 1;
       }
@@ -145,87 +86,196 @@ function valueEnd(text: string, i: number): number {
     return j;
   }
   let j = i;
-  while (j < text.length && text[j] !== ',' && text[j] !== '}') j += 1;
+  while (j < text.length) {
+    const d = text.charCodeAt(j);
+    if (d === 0x2c || d === 0x7d) break;
+    j += 1;
+  }
   return j;
 }
 
-const KIND: Record<string, Member['kind']> = {
-  '"': 'string',
-  '{': 'object',
-  '[': 'array',
-  t: 'boolean',
-  f: 'boolean',
-  n: 'null',
-};
+/** A column's type, decided once. */
+type ColumnReader =
+  | { type: 'decimal'; precision: number; scale: number; bound: bigint; smallBound: number }
+  | { type: 'string' | 'boolean' | 'long' | 'double' | 'timestamptz' | 'date' | 'unknown' };
 
-/**
- * The wanted top-level members of a row's text. Rows are stored minified and
- * were validated as exact JSON on the way in (`lib/json`), so a scan of the
- * top level suffices: nested values are skipped, never parsed.
- */
-function topLevelMembers(text: string, wanted: ReadonlySet<string>): Map<string, Member> {
-  const out = new Map<string, Member>();
-  if (text[0] !== '{') return out;
-  let i = 1;
-  while (i < text.length && text[i] !== '}') {
-    const keyEnd = stringEnd(text, i);
-    const raw = text.slice(i + 1, keyEnd - 1);
-    const name = raw.includes('\\') ? (JSON.parse(text.slice(i, keyEnd)) as string) : raw;
-    const start = keyEnd + 1;
-    const end = valueEnd(text, start);
-    if (wanted.has(name))
-      out.set(name, { kind: KIND[text[start]!] ?? 'number', slice: text.slice(start, end) });
-    i = text[end] === ',' ? end + 1 : end;
-  }
-  return out;
-}
-
-/** The exact typed value of `member`, or undefined when the type cannot hold it. */
-function typedMember(type: string, member: Member): TypedValue | undefined {
-  const string = () => JSON.parse(member.slice) as string;
+function readerOf(type: string): ColumnReader {
   const decimal = decimalOf(type);
   if (decimal) {
-    if (member.kind !== 'number') return undefined;
-    const unscaled = scaledInteger(member.slice, decimal.scale);
-    if (unscaled === undefined) return undefined;
-    const bound = 10n ** BigInt(decimal.precision);
-    return unscaled < bound && unscaled > -bound ? unscaled : undefined;
+    return {
+      type: 'decimal',
+      ...decimal,
+      bound: 10n ** BigInt(decimal.precision),
+      smallBound: 10 ** Math.min(decimal.precision, 16),
+    };
   }
   switch (type) {
     case 'string':
-      return member.kind === 'string' ? string() : undefined;
     case 'boolean':
-      return member.kind === 'boolean' ? member.slice === 'true' : undefined;
+    case 'long':
+    case 'double':
+    case 'timestamptz':
+    case 'date':
+      return { type };
+    default:
+      return { type: 'unknown' };
+  }
+}
+
+/** True when `text[from, to)` holds a backslash (an escape). */
+function hasEscape(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (text.charCodeAt(i) === 0x5c) return true;
+  return false;
+}
+
+/** A string member's value: its text between the quotes, unescaped only when it has an escape. */
+function stringValue(text: string, start: number, end: number): string {
+  return hasEscape(text, start + 1, end - 1)
+    ? (JSON.parse(text.slice(start, end)) as string)
+    : text.slice(start + 1, end - 1);
+}
+
+/** The exact typed value of the member at `text[start, end)`, or undefined when the type cannot hold it. */
+function typedMember(
+  reader: ColumnReader,
+  kind: Kind,
+  text: string,
+  start: number,
+  end: number,
+): TypedValue | undefined {
+  switch (reader.type) {
+    case 'decimal': {
+      if (kind !== Kind.number) return undefined;
+      const small = scaledSmall(text, start, end, reader.scale);
+      if (small === undefined) return undefined;
+      if (!Number.isNaN(small)) {
+        return small < reader.smallBound && small > -reader.smallBound ? BigInt(small) : undefined;
+      }
+      const unscaled = scaledInteger(text.slice(start, end), reader.scale);
+      if (unscaled === undefined) return undefined;
+      return unscaled < reader.bound && unscaled > -reader.bound ? unscaled : undefined;
+    }
+    case 'string':
+      return kind === Kind.string ? stringValue(text, start, end) : undefined;
+    case 'boolean':
+      return kind === Kind.boolean ? text.charCodeAt(start) === 0x74 : undefined;
     case 'long': {
-      if (member.kind !== 'number') return undefined;
-      const n = scaledInteger(member.slice, 0);
+      if (kind !== Kind.number) return undefined;
+      const small = scaledSmall(text, start, end, 0);
+      if (small === undefined) return undefined;
+      if (!Number.isNaN(small)) return BigInt(small);
+      const n = scaledInteger(text.slice(start, end), 0);
       return n !== undefined && n >= LONG_MIN && n <= LONG_MAX ? n : undefined;
     }
-    case 'double':
-      return member.kind === 'number' && numberFitsDouble(member.slice)
-        ? Number(member.slice)
-        : undefined;
-    case 'timestamptz':
-      return member.kind === 'string' ? timestampMicros(string()) : undefined;
-    case 'date':
-      return member.kind === 'string' ? dateDays(string()) : undefined;
+    case 'double': {
+      if (kind !== Kind.number) return undefined;
+      const slice = text.slice(start, end);
+      return numberFitsDouble(slice) ? Number(slice) : undefined;
+    }
+    case 'timestamptz': {
+      if (kind !== Kind.string) return undefined;
+      if (!hasEscape(text, start, end)) return timestampMicros(text, start + 1, end - 1);
+      const value = stringValue(text, start, end);
+      return timestampMicros(value, 0, value.length);
+    }
+    case 'date': {
+      if (kind !== Kind.string) return undefined;
+      if (!hasEscape(text, start, end)) return dateDays(text, start + 1, end - 1);
+      const value = stringValue(text, start, end);
+      return dateDays(value, 0, value.length);
+    }
     default:
       return undefined;
   }
 }
 
+/**
+ * Projects rows into a fixed list of typed columns. Rows are stored minified
+ * and were validated as exact JSON on the way in (`lib/json`), so a scan of
+ * the top level suffices; a member named twice takes its last value, as
+ * `JSON.parse` would.
+ */
+export class Projector {
+  readonly #columns: readonly TypedColumn[];
+  readonly #readers: ColumnReader[];
+  /** Column indexes by name length (index), then name, for a match without slicing the member's name. */
+  readonly #byLength: Array<Array<[string, number]> | undefined> = [];
+  readonly #byName = new Map<string, number>();
+  /** Per column, the last member found in the current row: start (-1: none) and end. */
+  readonly #starts: Int32Array;
+  readonly #ends: Int32Array;
+
+  constructor(columns: readonly TypedColumn[]) {
+    this.#columns = columns;
+    this.#readers = columns.map((c) => readerOf(c.type));
+    columns.forEach((column, index) => {
+      const same = this.#byLength[column.name.length] ?? [];
+      same.push([column.name, index]);
+      this.#byLength[column.name.length] = same;
+      this.#byName.set(column.name, index);
+    });
+    this.#starts = new Int32Array(columns.length);
+    this.#ends = new Int32Array(columns.length);
+  }
+
+  /** Projects `text` (a row's exact text; undefined for deletes). */
+  project(text: string | undefined): Projection {
+    const count = this.#columns.length;
+    const values: TypedValue[] = new Array(count).fill(null);
+    if (count === 0 || text === undefined) return { values, refused: NO_REFUSALS };
+    this.#find(text);
+    let refused = NO_REFUSALS;
+    for (let index = 0; index < count; index++) {
+      const start = this.#starts[index]!;
+      if (start < 0) continue;
+      const kind = kindAt(text.charCodeAt(start));
+      if (kind === Kind.null) continue;
+      const value = typedMember(this.#readers[index]!, kind, text, start, this.#ends[index]!);
+      if (value === undefined) {
+        if (refused === NO_REFUSALS) refused = [];
+        refused.push(this.#columns[index]!.name);
+      } else values[index] = value;
+    }
+    return { values, refused };
+  }
+
+  /** Walks the top level of `text`, remembering where each wanted member's value is. */
+  #find(text: string): void {
+    this.#starts.fill(-1);
+    if (text.charCodeAt(0) !== 0x7b) return;
+    // Most rows hold no escape at all: then no member name needs decoding.
+    const escapes = text.indexOf('\\') !== -1;
+    let i = 1;
+    while (i < text.length && text.charCodeAt(i) !== 0x7d) {
+      const keyEnd = stringEnd(text, i);
+      const start = keyEnd + 1;
+      const end = valueEnd(text, start);
+      const index = this.#wanted(text, i + 1, keyEnd - 1, escapes);
+      if (index >= 0) {
+        this.#starts[index] = start;
+        this.#ends[index] = end;
+      }
+      i = text.charCodeAt(end) === 0x2c ? end + 1 : end;
+    }
+  }
+
+  /** The column index of the member name at `text[from, to)` (its raw text between the quotes; `escapes` when the row holds any), or -1. */
+  #wanted(text: string, from: number, to: number, escapes: boolean): number {
+    if (escapes && hasEscape(text, from, to)) {
+      const name = JSON.parse(text.slice(from - 1, to + 1)) as string;
+      return this.#byName.get(name) ?? -1;
+    }
+    const same = this.#byLength[to - from];
+    if (same === undefined) return -1;
+    for (let k = 0; k < same.length; k++) {
+      const [name, index] = same[k]!;
+      if (text.startsWith(name, from)) return index;
+    }
+    return -1;
+  }
+}
+
 /** Projects `text` (a row's exact text; undefined for deletes) into `columns`. */
 export function projectRow(columns: readonly TypedColumn[], text: string | undefined): Projection {
-  const values: TypedValue[] = columns.map(() => null);
-  const refused: string[] = [];
-  if (columns.length === 0 || text === undefined) return { values, refused };
-  const members = topLevelMembers(text, new Set(columns.map((c) => c.name)));
-  columns.forEach((column, index) => {
-    const member = members.get(column.name);
-    if (member === undefined || member.kind === 'null') return;
-    const value = typedMember(column.type, member);
-    if (value === undefined) refused.push(column.name);
-    else values[index] = value;
-  });
-  return { values, refused };
+  return new Projector(columns).project(text);
 }

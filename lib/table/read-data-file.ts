@@ -7,7 +7,7 @@
 import { gunzipSync } from 'node:zlib';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import type { TableRow } from './data-file.js';
-import { projectRow } from './project.js';
+import { Projector } from './project.js';
 import { FieldId, type IcebergSchema, type TypedColumn } from './schema.js';
 
 const FIXED = ['shard', 'seq', 'offset', 'position', 'ingested_at', 'key', 'op', 'row'];
@@ -37,9 +37,10 @@ export async function readDataFile(bytes: Uint8Array, schema: IcebergSchema): Pr
     columns: FIXED,
     compressors: { GZIP: (input: Uint8Array) => new Uint8Array(gunzipSync(input)) },
   })) as Array<Record<string, unknown>>;
+  const projector = new Projector(columns);
   return rows.map((r) => {
     const text = (r.row as string | null) ?? null;
-    const projection = projectRow(columns, text ?? undefined);
+    const projection = projector.project(text ?? undefined);
     return {
       shard: r.shard as string,
       seq: Number(r.seq),

@@ -5,8 +5,12 @@ import type { WalHeader, WalRow } from '../../lib/wal/format.js';
 import { BASE, BASE_BYTES, CORRUPT_CASES } from '../wal/corrupt-cases.js';
 import { caught, chunks, KEY } from '../wal/helpers.js';
 
-/** Scans the object at KEY (shard s1, position 7) into a header and rows. */
-async function scanned(bytes: Uint8Array, size: number) {
+/**
+ * Scans the object at KEY (shard s1, position 7) into a header and rows;
+ * with `waitEvery`, the sink asks the scan to wait (backpressure) at every
+ * such row, so the scan resumes mid-chunk.
+ */
+async function scanned(bytes: Uint8Array, size: number, waitEvery = 0) {
   let header: WalHeader | undefined;
   const rows: WalRow[] = [];
   const complete = await scanWal('s1', 7, chunks(bytes, size), {
@@ -14,7 +18,13 @@ async function scanned(bytes: Uint8Array, size: number) {
       header = h;
       return true;
     },
-    row: (row) => void rows.push(row),
+    row: (row) => {
+      rows.push(row);
+      if (waitEvery > 0 && rows.length % waitEvery === 0) {
+        return new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      return undefined;
+    },
   });
   return { complete, object: { header: header!, rows } };
 }
@@ -28,6 +38,25 @@ describe(scanWal, () => {
       });
     });
   }
+
+  for (const waitEvery of [1, 2]) {
+    it(`yields the same rows when the sink asks to wait at every ${waitEvery === 1 ? '' : 'second '}row`, async () => {
+      for (const size of [7, 65_536]) {
+        expect(await scanned(BASE_BYTES, size, waitEvery)).toStrictEqual({
+          complete: true,
+          object: decodeWal(KEY, BASE_BYTES),
+        });
+      }
+    });
+  }
+
+  it('throws the same errors when the sink asks to wait at every row', async () => {
+    for (const { bytes } of CORRUPT_CASES) {
+      const expected = await caught(() => decodeWal(KEY, bytes));
+      const thrown = await caught(() => scanned(bytes, 65_536, 1));
+      expect(thrown.message).toBe(expected.message);
+    }
+  });
 
   it('stops after the header when the sink says so, reporting an incomplete scan', async () => {
     const rows: WalRow[] = [];

@@ -12,8 +12,9 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import type { Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFunctionBundles } from '../../infra/build/bundles.js';
+import { buildFunctionBundles, coldStartOutputs } from '../../infra/build/bundles.js';
 import { BUNDLE_FILE } from '../../infra/build/paths.js';
 import { FUNCTIONS_DIR, HANDLERS } from '../../infra/constructs/functions.js';
 
@@ -70,12 +71,41 @@ interface Loaded {
 }
 
 let outdir: string;
+let metafiles: Record<string, Metafile> = {};
 const loaded = new Map<string, Loaded | Error>();
+
+/**
+ * The AWS SDK clients each function builds at its cold start: those it calls
+ * on every invocation, and no other. The put and status functions load the S3
+ * client on first use only (a spill, a seq read from the WAL).
+ */
+const CLIENTS_AT_COLD_START: Record<string, string[]> = {
+  'put-http': ['client-dynamodb', 'client-sqs'],
+  'put-sqs': ['client-dynamodb', 'client-sqs'],
+  'status-http': ['client-dynamodb'],
+  'flush-tick': ['client-dynamodb', 'client-s3', 'client-sqs'],
+  'flush-worker': ['client-dynamodb', 'client-s3'],
+  export: ['client-dynamodb', 'client-s3'],
+  recover: ['client-dynamodb', 'client-s3'],
+  'table-commit': ['client-dynamodb', 'client-s3'],
+};
+
+/** Packages of the source files bundled into `outputs` of `meta` (`@aws-sdk/client-s3` → `client-s3`). */
+function packagesIn(meta: Metafile, outputs: string[]): Set<string> {
+  const found = new Set<string>();
+  for (const output of outputs) {
+    for (const input of Object.keys(meta.outputs[output]!.inputs)) {
+      const name = /node_modules\/(?:@[^/]+\/)?([^/]+)\//.exec(input)?.[1];
+      if (name) found.add(name);
+    }
+  }
+  return found;
+}
 
 beforeAll(async () => {
   if (entries.length === 0) return;
   outdir = mkdtempSync(join(tmpdir(), 'shardwal-bundles-'));
-  await buildFunctionBundles(outdir);
+  metafiles = await buildFunctionBundles(outdir);
   // Two at a time: one per core.
   const queue = [...entries];
   const worker = async () => {
@@ -117,6 +147,21 @@ describe('function bundles', () => {
   });
 
   for (const entry of entries) {
+    it(`${entry}: its cold start loads the SDK clients it calls on every invocation, and no other`, () => {
+      const meta = metafiles[entry]!;
+      const clients = [...packagesIn(meta, coldStartOutputs(meta))].filter((name) =>
+        name.startsWith('client-'),
+      );
+      expect(clients.sort()).toEqual(CLIENTS_AT_COLD_START[entry]);
+    });
+
+    it(`${entry}: has the S3 client in its bundle, and no zod`, () => {
+      const meta = metafiles[entry]!;
+      const all = packagesIn(meta, Object.keys(meta.outputs));
+      expect(all.has('client-s3')).toBe(true);
+      expect(all.has('zod')).toBe(false);
+    });
+
     it(`${entry}: loads standalone, exports a handler function, and contacts nothing at import`, () => {
       const result = loaded.get(entry);
       if (result instanceof Error) throw result;

@@ -7,8 +7,9 @@
  * import) and prints, per function, the bytes its cold start loads (its
  * `index.mjs` and the chunks that imports statically; the chunks loaded on
  * first use only are in the second size) and the median time of its
- * `import()` over `RUNS` processes, beside the same bundle with its maps
- * linked and `--enable-source-maps` (what the functions once ran with).
+ * `import()` over `RUNS` processes, beside the same import with
+ * `--enable-source-maps` (what the functions once ran with, and what
+ * `NODE_OPTIONS` turns on while debugging: Node then reads every map).
  * Hot-path functions (put HTTP, put SQS, status, flush tick) aim at 40 ms of
  * CPU or less.
  *
@@ -21,7 +22,7 @@
  * in the machine's load strikes every row alike.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -132,18 +133,6 @@ function sizes(meta: Metafile): { loaded: number; all: number } {
   };
 }
 
-/** A copy of the bundle in `dir` with every file's map linked, as Node reads it with `--enable-source-maps`. */
-function withLinkedMaps(dir: string): string {
-  const linked = `${dir}-linked`;
-  cpSync(dir, linked, { recursive: true });
-  for (const file of readdirSync(linked)) {
-    if (file.endsWith('.mjs')) {
-      appendFileSync(join(linked, file), `\n//# sourceMappingURL=${file}.map\n`);
-    }
-  }
-  return join(linked, BUNDLE_FILE);
-}
-
 /** Bundles a floor's module source as the functions are bundled; its metafile. */
 async function buildFloor(contents: string, outdir: string): Promise<Metafile> {
   const result = await build({
@@ -171,7 +160,7 @@ try {
       size: sizes(metafiles[name]!),
       plain: { bundle: join(bundleDir, BUNDLE_FILE), nodeOptions: [], samples: [] } as Case,
       mapped: {
-        bundle: withLinkedMaps(bundleDir),
+        bundle: join(bundleDir, BUNDLE_FILE),
         nodeOptions: ['--enable-source-maps'],
         samples: [],
       } as Case,
@@ -191,7 +180,7 @@ try {
     `Function bundles: what a cold start loads, and its import() time, median of ${RUNS} fresh processes`,
   );
   console.log(
-    'KiB: loaded at import (all files). ms: wall / CPU. "maps": maps linked, --enable-source-maps',
+    'KiB: loaded at import (all files). ms: wall / CPU. "maps": with --enable-source-maps',
   );
   console.log('function          KiB loaded (all)        import ms         with maps ms');
   for (const f of functions) {

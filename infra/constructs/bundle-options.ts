@@ -10,12 +10,14 @@
  * the SDK's credential providers other than the environment's) sits in
  * chunks of its own beside them, never read unless called.
  *
- * Source maps are written beside each file but not linked from it, and no
- * function runs with `--enable-source-maps`: Node reads a linked map at every
- * import, 11-42 ms of CPU per import in `npm run bench:coldstart`, which
- * prints both. Identifiers are kept, so a stack trace in the
- * logs names the functions it passed through; the map in the asset turns its
- * positions into source lines offline.
+ * Source maps are written beside each file and linked from it, but no
+ * function runs with `--enable-source-maps`: with it Node reads every map at
+ * every cold start (`npm run bench:coldstart` prints the cost beside the
+ * plain import); without it Node never opens them. To read source lines in
+ * stack traces while debugging, set `NODE_OPTIONS=--enable-source-maps` on
+ * the function (docs/deploy.md, "Function sizes"). Identifiers are kept, so
+ * a stack trace in the logs names the functions it passed through even
+ * without the maps.
  */
 import { join } from 'node:path';
 import type { BuildOptions } from 'esbuild';
@@ -47,7 +49,7 @@ export const ESBUILD_OPTIONS = {
   minifySyntax: true,
   minifyWhitespace: true,
   minifyIdentifiers: false,
-  sourcemap: 'external',
+  sourcemap: 'linked',
   // The AWS SDK is bundled, not taken from the runtime: the versions pinned in
   // package.json are the ones tested, and a tree-shaken bundle starts faster.
   external: [],

@@ -1,10 +1,11 @@
 /**
  * Bundles every `functions/*.ts` as the package build does (`infra/build/
- * bundles.ts`: esbuild's JS API with the options `NodejsFunction` gets at
- * synth, no Docker), then loads each bundle in a fresh Node
+ * bundles.ts`: esbuild's JS API with the options the construct's synth
+ * bundling uses, no Docker), then loads each bundle in a fresh Node
  * process, from a directory with no node_modules, with the network cut off:
- * the bundle must be self-contained, export a `handler` function, and contact
- * nothing at import time.
+ * the bundle (its entry and every chunk split from it) must be
+ * self-contained, export a `handler` function, and contact nothing at
+ * import time.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -60,13 +61,22 @@ dns.lookup = (host, ...rest) => {
   process.nextTick(cb, new Error('network is off in the bundle test'));
 };
 const mod = await import(process.argv[1]);
+// Then every chunk loaded on first use only (the S3 client of put and status): each must load from the bundle alone.
+const { readdirSync } = await import('node:fs');
+const dir = new URL('.', process.argv[1]);
+let chunks = 0;
+for (const file of readdirSync(dir)) {
+  if (file.endsWith('.mjs')) { await import(new URL(file, dir).href); chunks++; }
+}
 await new Promise((resolve) => setTimeout(resolve, 100));
-console.log(JSON.stringify({ exports: Object.keys(mod), handler: typeof mod.handler, attempts }));
+console.log(JSON.stringify({ exports: Object.keys(mod), handler: typeof mod.handler, chunks, attempts }));
 `;
 
 interface Loaded {
   exports: string[];
   handler: string;
+  /** Files of the bundle imported, the entry included. */
+  chunks: number;
   attempts: string[];
 }
 
@@ -162,10 +172,11 @@ describe('function bundles', () => {
       expect(all.has('zod')).toBe(false);
     });
 
-    it(`${entry}: loads standalone, exports a handler function, and contacts nothing at import`, () => {
+    it(`${entry}: loads standalone, every chunk too, exports a handler function, and contacts nothing at import`, () => {
       const result = loaded.get(entry);
       if (result instanceof Error) throw result;
       expect(result?.handler).toBe('function');
+      expect(result?.chunks).toBeGreaterThan(1);
       expect(result?.attempts).toEqual([]);
     });
   }

@@ -4,24 +4,53 @@
  * Bundles every handler as the package ships it (`infra/build/bundles.ts`),
  * then imports each bundle in fresh Node processes with a Lambda-like
  * environment (dummy credentials and resource names, no network needed at
- * import) and prints, per function, the bundle's size and the median time of
- * its `import()` over `RUNS` processes, beside the same bundle imported with
- * `--enable-source-maps` and its map linked (what the functions ran with
- * before). Hot-path functions (put HTTP, put SQS, status, flush tick) aim at
- * 40 ms or less.
+ * import) and prints, per function, the bytes its cold start loads (its
+ * `index.mjs` and the chunks that imports statically; the chunks loaded on
+ * first use only are in the second size) and the median time of its
+ * `import()` over `RUNS` processes, beside the same import with
+ * `--enable-source-maps` (what the functions once ran with, and what
+ * `NODE_OPTIONS` turns on while debugging: Node then reads every map).
+ * Hot-path functions (put HTTP, put SQS, status, flush tick) aim at 40 ms of
+ * CPU or less.
+ *
+ * Then the floors: the same import of what every function needs whatever
+ * its code (an empty module; the DynamoDB client of `lib/runtime/clients.ts`;
+ * with it, the middy and Powertools wrapper of `lib/runtime/wrap.ts`; for the
+ * put functions, the SQS client too), bundled with the same options.
+ *
+ * Samples are taken round-robin (every bundle once, then again), so a change
+ * in the machine's load strikes every row alike.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildFunctionBundles } from '../infra/build/bundles.js';
-import { BUNDLE_FILE } from '../infra/build/paths.js';
+import { build, type Metafile } from 'esbuild';
+import { buildFunctionBundles, coldStartOutputs } from '../infra/build/bundles.js';
+import { BUNDLE_ENTRY, BUNDLE_FILE, REPO_ROOT } from '../infra/build/paths.js';
+import { ESBUILD_OPTIONS } from '../infra/constructs/bundle-options.js';
 import { HANDLERS } from '../infra/constructs/handlers.js';
 
 const RUNS = 7;
 const HOT_PATH = new Set(['put-http', 'put-sqs', 'status-http', 'flush-tick']);
 const GOAL_MS = 40;
+
+/** What every function imports whatever its code, as entry modules of their own. */
+const FLOORS = {
+  'empty module': 'export {};',
+  'DynamoDB client': `import { dynamoClientFromEnv } from './lib/runtime/clients.js';
+export const dynamo = dynamoClientFromEnv();`,
+  '+ wrapper': `import { dynamoClientFromEnv } from './lib/runtime/clients.js';
+import { wrapHandler } from './lib/runtime/wrap.js';
+export const dynamo = dynamoClientFromEnv();
+export const handler = wrapHandler(async () => undefined);`,
+  '+ SQS client': `import { dynamoClientFromEnv, sqsClientFromEnv } from './lib/runtime/clients.js';
+import { wrapHandler } from './lib/runtime/wrap.js';
+export const dynamo = dynamoClientFromEnv();
+export const sqs = sqsClientFromEnv();
+export const handler = wrapHandler(async () => undefined);`,
+} as const;
 
 /** What a deployed function's environment holds, with dummy values. */
 const LAMBDA_ENV = {
@@ -54,44 +83,118 @@ interface ImportTime {
   cpuMs: number;
 }
 
-function medianImportMs(bundle: string, nodeOptions: string[]): ImportTime {
-  const samples: ImportTime[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const out = execFileSync(
-      process.execPath,
-      [...nodeOptions, '--input-type=module', '-e', IMPORT_TIMER, pathToFileURL(bundle).href],
-      { env: LAMBDA_ENV, encoding: 'utf8' },
-    );
-    const [wallMs, cpuMs] = (out.trim().split('\n').pop() ?? '').split(' ').map(Number);
-    samples.push({ wallMs: wallMs!, cpuMs: cpuMs! });
+/** One import of `bundle` in a fresh process. */
+function importOnce(bundle: string, nodeOptions: readonly string[]): ImportTime {
+  const out = execFileSync(
+    process.execPath,
+    [...nodeOptions, '--input-type=module', '-e', IMPORT_TIMER, pathToFileURL(bundle).href],
+    { env: LAMBDA_ENV, encoding: 'utf8' },
+  );
+  const [wallMs, cpuMs] = (out.trim().split('\n').pop() ?? '').split(' ').map(Number);
+  return { wallMs: wallMs!, cpuMs: cpuMs! };
+}
+
+/** A bundle to time: its entry file and the node options to import it with. */
+interface Case {
+  bundle: string;
+  nodeOptions: readonly string[];
+  samples: ImportTime[];
+}
+
+/** Times every case `RUNS` times, round-robin. */
+function sample(cases: Case[]): void {
+  for (let run = 0; run < RUNS; run++) {
+    for (const c of cases) c.samples.push(importOnce(c.bundle, c.nodeOptions));
   }
-  const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(RUNS / 2)]!;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function medians(c: Case): ImportTime {
   return {
-    wallMs: median(samples.map((s) => s.wallMs)),
-    cpuMs: median(samples.map((s) => s.cpuMs)),
+    wallMs: median(c.samples.map((s) => s.wallMs)),
+    cpuMs: median(c.samples.map((s) => s.cpuMs)),
   };
 }
 
+/** Bytes the cold start loads (`coldStartOutputs`), and bytes of every `.mjs` output. */
+function sizes(meta: Metafile): { loaded: number; all: number } {
+  const bytes = (paths: Iterable<string>) => {
+    let sum = 0;
+    for (const path of paths) sum += meta.outputs[path]!.bytes;
+    return sum;
+  };
+  return {
+    loaded: bytes(coldStartOutputs(meta)),
+    all: bytes(Object.keys(meta.outputs).filter((path) => path.endsWith('.mjs'))),
+  };
+}
+
+/** Bundles a floor's module source as the functions are bundled; its metafile. */
+async function buildFloor(contents: string, outdir: string): Promise<Metafile> {
+  const result = await build({
+    ...ESBUILD_OPTIONS,
+    absWorkingDir: REPO_ROOT,
+    stdin: { contents, resolveDir: REPO_ROOT, sourcefile: 'floor.ts', loader: 'ts' },
+    entryNames: BUNDLE_ENTRY,
+    outdir,
+    metafile: true,
+    logLevel: 'warning',
+  });
+  return result.metafile;
+}
+
+const kib = (bytes: number) => (bytes / 1024).toFixed(0);
+const ms = (t: ImportTime) => `${t.wallMs.toFixed(1)} / ${t.cpuMs.toFixed(1)}`;
+
 const dir = mkdtempSync(join(tmpdir(), 'shardwal-coldstart-'));
 try {
-  await buildFunctionBundles(dir);
-  console.log(`Function bundles: size and import time, median of ${RUNS} fresh processes`);
-  console.log('ms: wall / CPU. "maps": its map linked, run with --enable-source-maps (as before)');
-  console.log('function        bundle KiB        import ms          with maps ms');
-  for (const name of Object.values(HANDLERS)) {
-    const bundle = join(dir, name, BUNDLE_FILE);
-    const kib = statSync(bundle).size / 1024;
-    const plain = medianImportMs(bundle, []);
-    // The same bundle with its map linked and Node reading it, as before.
-    const linked = join(dir, name, 'linked.mjs');
-    appendFileSync(linked, readFileSync(bundle));
-    appendFileSync(linked, `\n//# sourceMappingURL=${BUNDLE_FILE}.map\n`);
-    const mapped = medianImportMs(linked, ['--enable-source-maps']);
-    const met = plain.wallMs <= GOAL_MS ? 'goal met' : `over ${GOAL_MS} ms`;
-    const goal = HOT_PATH.has(name) ? `  (hot path: ${met})` : '';
-    const ms = (t: ImportTime) => `${t.wallMs.toFixed(1)} / ${t.cpuMs.toFixed(1)}`;
+  const metafiles = await buildFunctionBundles(dir);
+  const functions = Object.values(HANDLERS).map((name) => {
+    const bundleDir = join(dir, name);
+    return {
+      name,
+      size: sizes(metafiles[name]!),
+      plain: { bundle: join(bundleDir, BUNDLE_FILE), nodeOptions: [], samples: [] } as Case,
+      mapped: {
+        bundle: join(bundleDir, BUNDLE_FILE),
+        nodeOptions: ['--enable-source-maps'],
+        samples: [],
+      } as Case,
+    };
+  });
+  const floors = await Promise.all(
+    Object.entries(FLOORS).map(async ([name, contents]) => {
+      const outdir = join(dir, 'floors', name.replace(/\W+/g, '-'));
+      const meta = await buildFloor(contents, outdir);
+      const plain: Case = { bundle: join(outdir, BUNDLE_FILE), nodeOptions: [], samples: [] };
+      return { name, size: sizes(meta), plain };
+    }),
+  );
+  sample([...functions.flatMap((f) => [f.plain, f.mapped]), ...floors.map((f) => f.plain)]);
+
+  console.log(
+    `Function bundles: what a cold start loads, and its import() time, median of ${RUNS} fresh processes`,
+  );
+  console.log(
+    'KiB: loaded at import (all files). ms: wall / CPU. "maps": with --enable-source-maps',
+  );
+  console.log('function          KiB loaded (all)        import ms         with maps ms');
+  for (const f of functions) {
+    const plain = medians(f.plain);
+    const met = plain.cpuMs <= GOAL_MS ? 'goal met' : `CPU over ${GOAL_MS} ms`;
+    const goal = HOT_PATH.has(f.name) ? `  (hot path: ${met})` : '';
     console.log(
-      `${name.padEnd(15)} ${kib.toFixed(0).padStart(10)} ${ms(plain).padStart(16)} ${ms(mapped).padStart(21)}${goal}`,
+      `${f.name.padEnd(15)} ${kib(f.size.loaded).padStart(12)} ${`(${kib(f.size.all)})`.padStart(7)} ${ms(plain).padStart(16)} ${ms(medians(f.mapped)).padStart(20)}${goal}`,
+    );
+  }
+  console.log('floors: what every function imports whatever its code, bundled alike');
+  for (const f of floors) {
+    console.log(
+      `${f.name.padEnd(15)} ${kib(f.size.loaded).padStart(12)} ${`(${kib(f.size.all)})`.padStart(7)} ${ms(medians(f.plain)).padStart(16)}`,
     );
   }
 } finally {

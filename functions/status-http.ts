@@ -4,6 +4,7 @@ import { handleStatus } from '../lib/http/status-route.js';
 import { serviceFromEnv } from '../lib/runtime/service.js';
 import { wrapHandler } from '../lib/runtime/wrap.js';
 
+// DynamoDB only; S3 when a seq is first looked up in the WAL (one too old for its item).
 const service = serviceFromEnv();
 
 export const handler = wrapHandler((event: APIGatewayProxyEventV2) =>

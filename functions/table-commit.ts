@@ -5,6 +5,7 @@
  */
 import type { Context } from 'aws-lambda';
 import { listShards } from '../lib/memtable/list-shards.js';
+import { bucketStoreFromEnv } from '../lib/runtime/object-store-from-env.js';
 import { serviceFromEnv } from '../lib/runtime/service.js';
 import { wrapHandler } from '../lib/runtime/wrap.js';
 import {
@@ -18,7 +19,7 @@ import {
 /** Time kept free at the end of an invocation: no new table starts inside it. */
 const RESERVE_MS = 60_000;
 
-const service = serviceFromEnv();
+const service = serviceFromEnv(process.env, { store: bucketStoreFromEnv() });
 const config = tablesConfigFromEnv();
 const deps = config && tableDeps(service.store(), config, locationBaseFromEnv(), catalogFromEnv());
 

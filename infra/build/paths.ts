@@ -19,5 +19,8 @@ export const DIST_DIR = `${REPO_ROOT}dist`;
 /** Where the package keeps the prebuilt function bundles (`bundles.ts`). */
 export const BUNDLE_DIR = `${DIST_DIR}/bundles`;
 
-/** File name of every bundle inside its folder (the Lambda handler is `index.handler`). */
-export const BUNDLE_FILE = 'index.mjs';
+/** Name of every bundle's entry (the Lambda handler is `index.handler`). */
+export const BUNDLE_ENTRY = 'index';
+
+/** File name of every bundle's entry inside its folder; its chunks are beside it. */
+export const BUNDLE_FILE = `${BUNDLE_ENTRY}.mjs`;

@@ -1,17 +1,27 @@
 /**
- * esbuild options of every function bundle, in esbuild's own terms, for the
- * package build (`infra/build/bundles.ts`), the bundle test and the cold
- * start bench; `bundling.ts` states the same for `NodejsFunction`. No CDK
- * import here: the build reads it.
+ * esbuild options of every function bundle, in esbuild's own terms: for the
+ * package build (`infra/build/bundles.ts`), for the construct when it runs
+ * from the sources and bundles at synth (`bundling.ts`), for the bundle test
+ * and the cold start bench. No CDK import here: the build reads it.
  *
- * Source maps are written beside each bundle but not linked from it, and no
- * function runs with `--enable-source-maps`: Node reads a linked map at every
- * import, 11-42 ms of CPU per import in `npm run bench:coldstart`, which
- * prints both. Identifiers are kept, so a stack trace in the
- * logs names the functions it passed through; the map in the asset turns its
- * positions into source lines offline.
+ * Each function is split at its dynamic imports (`splitting`): `index.mjs`
+ * and the chunks it imports statically are what its cold start loads; what
+ * it loads on first use only (the S3 client of the put and status functions,
+ * the SDK's credential providers other than the environment's) sits in
+ * chunks of its own beside them, never read unless called.
+ *
+ * Source maps are written beside each file and linked from it, but no
+ * function runs with `--enable-source-maps`: with it Node reads every map at
+ * every cold start (`npm run bench:coldstart` prints the cost beside the
+ * plain import); without it Node never opens them. To read source lines in
+ * stack traces while debugging, set `NODE_OPTIONS=--enable-source-maps` on
+ * the function (docs/deploy.md, "Function sizes"). Identifiers are kept, so
+ * a stack trace in the logs names the functions it passed through even
+ * without the maps.
  */
+import { join } from 'node:path';
 import type { BuildOptions } from 'esbuild';
+import { BUNDLE_ENTRY, REPO_ROOT } from '../build/paths.js';
 
 /** esbuild target matching the Lambda runtime (`bundling.ts`). */
 export const ESBUILD_TARGET = 'node24';
@@ -34,11 +44,24 @@ export const ESBUILD_OPTIONS = {
   target: ESBUILD_TARGET,
   mainFields: MAIN_FIELDS,
   banner: { js: ESM_REQUIRE_BANNER },
+  splitting: true,
+  outExtension: { '.js': '.mjs' },
   minifySyntax: true,
   minifyWhitespace: true,
   minifyIdentifiers: false,
-  sourcemap: 'external',
+  sourcemap: 'linked',
   // The AWS SDK is bundled, not taken from the runtime: the versions pinned in
   // package.json are the ones tested, and a tree-shaken bundle starts faster.
   external: [],
 } as const satisfies BuildOptions;
+
+/** The options that bundle `functions/<file>.ts` into `outdir`: `index.mjs`, its chunks beside it. */
+export function functionBuildOptions(file: string, outdir: string): BuildOptions {
+  return {
+    ...ESBUILD_OPTIONS,
+    absWorkingDir: REPO_ROOT,
+    entryPoints: { [BUNDLE_ENTRY]: join(REPO_ROOT, 'functions', `${file}.ts`) },
+    outdir,
+    logLevel: 'warning',
+  };
+}

@@ -24,7 +24,7 @@ import { METRICS_NAMESPACE } from '../../lib/observability/metric-names.js';
 import { SERVICE_NAME } from '../../lib/observability/telemetry.js';
 import { BUNDLE_DIR, BUNDLE_FILE, REPO_ROOT } from '../build/paths.js';
 import type { DeploySettings } from '../settings.js';
-import { BUNDLING, RUNTIME } from './bundling.js';
+import { bundledCode, RUNTIME } from './bundling.js';
 import { reservedConcurrencyOf } from './concurrency.js';
 import {
   type Deployed,
@@ -172,10 +172,8 @@ export class Functions extends Construct {
       }
       return new NodejsFunction(this, name, {
         ...common,
-        entry,
-        projectRoot: PROJECT_ROOT,
-        depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-        bundling: BUNDLING,
+        code: bundledCode(file),
+        handler: 'index.handler',
       });
     };
     const deployed = (Object.keys(HANDLERS) as HandlerName[]).filter(

@@ -54,9 +54,8 @@ export async function openTailTarget(input: CommandInput, io: CliIo): Promise<Ta
     );
   }
   // Loaded on demand: local tails never need the AWS SDK.
-  const { dynamoClientFromEnv, ENDPOINT_ENV, s3ClientFromEnv } = await import(
-    '../runtime/clients.js'
-  );
+  const { dynamoClientFromEnv, ENDPOINT_ENV } = await import('../runtime/clients.js');
+  const { s3ClientFromEnv } = await import('../runtime/object-store-from-env.js');
   const { createS3Client, S3ObjectStore } = await import('../store/s3-store.js');
   const s3 = io.env[ENDPOINT_ENV.s3] ? s3ClientFromEnv(io.env) : createS3Client({ region });
   let dynamo: Awaited<ReturnType<typeof dynamoClientFromEnv>> | undefined;

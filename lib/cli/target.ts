@@ -56,9 +56,8 @@ export async function openTarget(
       );
     }
     // Loaded on demand: the S3 SDK is heavy and local reads never need it.
-    const { dynamoClientFromEnv, ENDPOINT_ENV, objectStoreFromEnv } = await import(
-      '../runtime/clients.js'
-    );
+    const { dynamoClientFromEnv, ENDPOINT_ENV } = await import('../runtime/clients.js');
+    const { objectStoreFromEnv } = await import('../runtime/object-store-from-env.js');
     const client = tableName === undefined ? undefined : dynamoClientFromEnv(io.env);
     const store =
       bucketName === undefined

@@ -17,7 +17,6 @@
  * InvalidInputError naming what was expected: exporting every shard is not a
  * fallback for an event nobody meant for this function.
  */
-import { z } from 'zod';
 import { InvalidInputError } from '../errors.js';
 import { assertShardName } from '../paths.js';
 import type { ExportDeps } from './deps.js';
@@ -28,18 +27,46 @@ import { exportShard } from './export-shard.js';
 /** Sources of a Scheduled Event: EventBridge Scheduler, or an EventBridge rule. */
 export const SCHEDULED_EVENT_SOURCES = ['aws.scheduler', 'aws.events'] as const;
 
+/** An object, not an array and not null. */
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A plain object (made by `{}`, `JSON.parse` or `Object.create(null)`, not by
+ * a class) whose own enumerable keys are all strings.
+ */
+function isRecord(value: unknown): boolean {
+  if (!isObject(value)) return false;
+  const made = value.constructor;
+  if (typeof made === 'function') {
+    const proto: unknown = made.prototype;
+    if (!isObject(proto) || !Object.hasOwn(proto, 'isPrototypeOf')) return false;
+  }
+  return Object.getOwnPropertySymbols(value).every(
+    (key) => !Object.prototype.propertyIsEnumerable.call(value, key),
+  );
+}
+
 /** A Scheduled Event's `detail`: an object, or (Scheduler's default notification) the JSON text of one. */
-const detailSchema = z.union([
-  z.record(z.string(), z.unknown()),
-  z.string().refine((text) => {
-    try {
-      const value: unknown = JSON.parse(text);
-      return typeof value === 'object' && value !== null && !Array.isArray(value);
-    } catch {
-      return false;
-    }
-  }),
-]);
+function isDetail(value: unknown): boolean {
+  if (typeof value !== 'string') return isRecord(value);
+  try {
+    return isObject(JSON.parse(value));
+  } catch {
+    return false;
+  }
+}
+
+const isString = (value: unknown): value is string => typeof value === 'string';
+const isOptionalString = (value: unknown) => value === undefined || isString(value);
+
+/** An array of strings, every index (a hole is not a string). */
+function isStringArray(value: unknown): boolean {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i++) if (!isString(value[i])) return false;
+  return true;
+}
 
 /**
  * The fields of a Scheduled Event the export checks: those every genuine
@@ -47,19 +74,19 @@ const detailSchema = z.union([
  * present (SAM's sample has no `version`). Others, if EventBridge adds any,
  * pass.
  */
-const scheduledEventSchema = z.object({
-  version: z.string().optional(),
-  id: z.string().optional(),
-  'detail-type': z.literal('Scheduled Event'),
-  source: z.enum(SCHEDULED_EVENT_SOURCES),
-  account: z.string().optional(),
-  time: z.string(),
-  region: z.string().optional(),
-  resources: z.array(z.string()),
-  detail: detailSchema,
-});
-
-const onDemandSchema = z.strictObject({ shard: z.string() });
+function isScheduledEvent(event: Record<string, unknown>): boolean {
+  return (
+    isOptionalString(event.version) &&
+    isOptionalString(event.id) &&
+    event['detail-type'] === 'Scheduled Event' &&
+    (SCHEDULED_EVENT_SOURCES as readonly unknown[]).includes(event.source) &&
+    isOptionalString(event.account) &&
+    isString(event.time) &&
+    isOptionalString(event.region) &&
+    isStringArray(event.resources) &&
+    isDetail(event.detail)
+  );
+}
 
 /** A parsed export request. */
 export type ExportRequest = { kind: 'all' } | { kind: 'shard'; shard: string };
@@ -73,20 +100,35 @@ function sketch(event: unknown): string {
   return text.length > 120 ? `${text.slice(0, 120)}…` : text;
 }
 
+/** Names of `event`'s enumerable keys other than `shard`, own or inherited. */
+function otherKeys(event: object): string[] {
+  const keys: string[] = [];
+  for (const key in event) if (key !== 'shard') keys.push(key);
+  return keys;
+}
+
 /** Parses the function's event; InvalidInputError for anything but the two shapes. */
 export function parseExportEvent(event: unknown): ExportRequest {
-  const isObject = typeof event === 'object' && event !== null && !Array.isArray(event);
-  if (isObject && 'shard' in event) {
-    const parsed = onDemandSchema.safeParse(event);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const field = issue.path.length > 0 ? `event.${issue.path.join('.')}` : 'event';
-      throw new InvalidInputError(field, `${issue.message}; ${EXPECTED}, got ${sketch(event)}`);
+  if (isObject(event) && 'shard' in event) {
+    const { shard } = event;
+    if (!isString(shard)) {
+      const got = shard === null ? 'null' : Array.isArray(shard) ? 'array' : typeof shard;
+      throw new InvalidInputError(
+        'event.shard',
+        `expected a string, got ${got}; ${EXPECTED}, got ${sketch(event)}`,
+      );
     }
-    assertShardName(parsed.data.shard, 'event.shard');
-    return { kind: 'shard', shard: parsed.data.shard };
+    const others = otherKeys(event);
+    if (others.length > 0) {
+      throw new InvalidInputError(
+        'event',
+        `unexpected field ${others.map((key) => JSON.stringify(key)).join(', ')} beside "shard"; ${EXPECTED}, got ${sketch(event)}`,
+      );
+    }
+    assertShardName(shard, 'event.shard');
+    return { kind: 'shard', shard };
   }
-  if (isObject && scheduledEventSchema.safeParse(event).success) return { kind: 'all' };
+  if (isObject(event) && isScheduledEvent(event)) return { kind: 'all' };
   throw new InvalidInputError('event', `${EXPECTED}, got ${sketch(event)}`);
 }
 

@@ -5,7 +5,6 @@
  *   on demand:  `{ "shard": "x", "mode": "verify" | "rebuild" }`.
  * Anything else is an `InvalidInputError` naming the field.
  */
-import { z } from 'zod';
 import { InvalidInputError } from '../errors.js';
 import { assertShardName } from '../paths.js';
 import type { RecoveryDeps } from './deps.js';
@@ -23,32 +22,35 @@ export type RecoverRequest =
   | { mode: typeof RecoverMode.verify; shard?: string }
   | { mode: typeof RecoverMode.rebuild; shard: string };
 
-const requestSchema = z.object({
-  mode: z.enum([RecoverMode.verify, RecoverMode.rebuild]),
-  shard: z.string().optional(),
-});
+const MODES: readonly unknown[] = Object.values(RecoverMode);
 
 /** Parses the function's event. */
 export function parseRecoverEvent(event: unknown): RecoverRequest {
-  const fields =
-    typeof event === 'object' && event !== null ? (event as Record<string, unknown>) : undefined;
-  if (fields && fields.mode === undefined && fields['detail-type'] === 'Scheduled Event') {
+  if (typeof event !== 'object' || event === null || Array.isArray(event)) {
+    throw new InvalidInputError('event', `expected an object, got ${JSON.stringify(event)}`);
+  }
+  const fields = event as Record<string, unknown>;
+  if (fields.mode === undefined && fields['detail-type'] === 'Scheduled Event') {
     return { mode: RecoverMode.verify };
   }
-  const parsed = requestSchema.safeParse(event);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const field = issue.path.length > 0 ? `event.${issue.path.join('.')}` : 'event';
-    throw new InvalidInputError(field, issue.message);
+  const { mode } = fields;
+  if (!MODES.includes(mode)) {
+    throw new InvalidInputError(
+      'event.mode',
+      `expected one of ${MODES.join(', ')}, got ${JSON.stringify(mode)}`,
+    );
   }
-  const { mode, shard } = parsed.data;
-  if (shard !== undefined) assertShardName(shard, 'event.shard');
+  let shard: string | undefined;
+  if (fields.shard !== undefined) {
+    assertShardName(fields.shard, 'event.shard');
+    shard = fields.shard;
+  }
   if (mode === RecoverMode.rebuild) {
     if (shard === undefined)
       throw new InvalidInputError('event.shard', 'a rebuild names the shard to rebuild');
     return { mode, shard };
   }
-  return shard === undefined ? { mode } : { mode, shard };
+  return shard === undefined ? { mode: RecoverMode.verify } : { mode: RecoverMode.verify, shard };
 }
 
 /** Runs what the event asks for; resolves to its report. */

@@ -1,13 +1,17 @@
 /**
  * AWS clients built from the environment, once per process. Endpoint
  * overrides point them at the local emulators; without them they talk to AWS.
+ *
+ * A Lambda function builds at module scope the clients it calls on every
+ * invocation, and nothing it never calls: each client's SDK costs its cold
+ * start an import (`npm run bench:coldstart`). The object store lives in
+ * `object-store-from-env.ts`, which this module never imports statically:
+ * `lazyObjectStoreFromEnv` loads it on first use.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { FsObjectStore } from '../store/fs-store.js';
+import { LazyObjectStore } from '../store/lazy-store.js';
 import type { ObjectStore } from '../store/object-store.js';
-import { createS3Client, S3ObjectStore } from '../store/s3-store.js';
 
 /** Environment names of the local-emulator overrides. */
 export const ENDPOINT_ENV = {
@@ -23,7 +27,7 @@ const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
  * Client options for an emulator at `env[name]` (its endpoint, a region and
  * dummy credentials), or `{}` for AWS's defaults when it is not set.
  */
-function emulatorOptions(env: NodeJS.ProcessEnv, name: string) {
+export function emulatorOptions(env: NodeJS.ProcessEnv, name: string) {
   const endpoint = env[name];
   if (!endpoint) return {};
   return { endpoint, region: env.AWS_REGION ?? 'us-east-1', credentials: LOCAL_CREDENTIALS };
@@ -39,17 +43,17 @@ export function sqsClientFromEnv(env: NodeJS.ProcessEnv = process.env): SQSClien
   return new SQSClient(emulatorOptions(env, ENDPOINT_ENV.sqs));
 }
 
-/** An S3 client; AWS's defaults (checksums on), or the emulator's endpoint when overridden. */
-export function s3ClientFromEnv(env: NodeJS.ProcessEnv = process.env): S3Client {
-  return createS3Client(emulatorOptions(env, ENDPOINT_ENV.s3));
-}
-
-/** The object store: the filesystem under SHARDWAL_STORE_DIR, else the S3 bucket. */
-export function objectStoreFromEnv(
+/**
+ * The object store of `objectStoreFromEnv`, built by its first call: the S3
+ * client is imported then, not at the cold start. For functions that seldom
+ * touch objects.
+ */
+export function lazyObjectStoreFromEnv(
   bucketName: string,
   env: NodeJS.ProcessEnv = process.env,
 ): ObjectStore {
-  const dir = env[ENDPOINT_ENV.storeDir];
-  if (dir) return new FsObjectStore(dir);
-  return new S3ObjectStore(s3ClientFromEnv(env), bucketName);
+  return new LazyObjectStore(async () => {
+    const { objectStoreFromEnv } = await import('./object-store-from-env.js');
+    return objectStoreFromEnv(bucketName, env);
+  });
 }

@@ -4,8 +4,10 @@
  * stack, which routes it through its ticker so requests are served before ticks.
  */
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { resourcesFromEnv } from '../config.js';
 import { UnavailableError } from '../errors.js';
 import type { FlushRequester } from '../put/put-rows.js';
+import { sqsClientFromEnv } from './clients.js';
 
 /**
  * Body of a flush-queue message: one shard (a size trigger; fan-out messages
@@ -105,6 +107,27 @@ function packRequests(entries: readonly FanOutEntry[]): FanOutEntry[][] {
     }
   }
   return requests;
+}
+
+/** The flush queue as the service uses it: size-trigger requests, and the tick's fan-out. */
+export interface FlushQueue {
+  requestFlush: FlushRequester;
+  fanOut: (lists: string[][]) => Promise<void>;
+}
+
+/**
+ * The SQS flush queue at SHARDWAL_FLUSH_QUEUE_URL, with its client, or
+ * undefined when none is set (the local stack). For the functions that send
+ * to it: put-http and put-sqs (size triggers) and flush-tick (fan-out).
+ */
+export function flushQueueFromEnv(env: NodeJS.ProcessEnv = process.env): FlushQueue | undefined {
+  const { flushQueueUrl } = resourcesFromEnv(env);
+  if (!flushQueueUrl) return undefined;
+  const sqs = sqsClientFromEnv(env);
+  return {
+    requestFlush: sqsFlushRequester(sqs, flushQueueUrl),
+    fanOut: sqsFanOut(sqs, flushQueueUrl),
+  };
 }
 
 let localRequester: FlushRequester | undefined;

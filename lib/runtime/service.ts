@@ -15,10 +15,31 @@ import { recoveryDepsFrom } from '../recovery/deps.js';
 import { type RebuildTakeover, takeOverRebuild } from '../recovery/takeover.js';
 import type { ObjectStore } from '../store/object-store.js';
 import type { TickDeps } from '../ticker/tick.js';
-import { dynamoClientFromEnv, objectStoreFromEnv, sqsClientFromEnv } from './clients.js';
-import { localFlushRequester, sqsFanOut, sqsFlushRequester } from './flush-requests.js';
+import { dynamoClientFromEnv, lazyObjectStoreFromEnv } from './clients.js';
+import { type FlushQueue, localFlushRequester } from './flush-requests.js';
 
-/** Everything a handler may need. The object store is built on first use only. */
+/**
+ * The clients besides DynamoDB (which every process uses) that a process
+ * gives the service. A Lambda function passes those it calls on every
+ * invocation, built at module scope, and leaves out the rest: each one's SDK
+ * costs its cold start an import (docs/deploy.md, "Function sizes").
+ */
+export interface ServiceClients {
+  /**
+   * The object store (`objectStoreFromEnv`). Default: the same store built
+   * on first use (`lazyObjectStoreFromEnv`), for a process that seldom
+   * touches objects: the S3 client is imported then.
+   */
+  store?: ObjectStore;
+  /**
+   * The SQS flush queue (`flushQueueFromEnv`): size-trigger requests and the
+   * tick's fan-out. Without it a size trigger goes to the local stack's
+   * in-process requester and a tick flushes every shard itself.
+   */
+  flushQueue?: FlushQueue;
+}
+
+/** Everything a handler may need. */
 export interface Service {
   config: ShardwalConfig;
   table: Table;
@@ -42,21 +63,20 @@ export function configuredTable(
   return { ...table, lifetimes: itemLifetimes(config), spill: payloadSpill(config, store) };
 }
 
-/** Builds the service from `env`. */
-export function serviceFromEnv(env: NodeJS.ProcessEnv = process.env): Service {
+/** Builds the service from `env`, with `clients` besides its DynamoDB client. */
+export function serviceFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  clients: ServiceClients = {},
+): Service {
   const config = configFromEnv(env);
   const resources = resourcesFromEnv(env);
-  let store: ObjectStore | undefined;
-  const getStore = () => {
-    store ??= objectStoreFromEnv(resources.bucketName, env);
-    return store;
-  };
+  const store = clients.store ?? lazyObjectStoreFromEnv(resources.bucketName, env);
+  const getStore = () => store;
   const table = configuredTable(
     { client: dynamoClientFromEnv(env), tableName: resources.tableName },
     config,
     getStore,
   );
-  const sqs = resources.flushQueueUrl ? sqsClientFromEnv(env) : undefined;
   const now = () => Date.now();
   const flush = (owner: string = randomUUID()): FlushDeps => ({
     table,
@@ -83,10 +103,7 @@ export function serviceFromEnv(env: NodeJS.ProcessEnv = process.env): Service {
     put: {
       table,
       config,
-      requestFlush:
-        sqs && resources.flushQueueUrl
-          ? sqsFlushRequester(sqs, resources.flushQueueUrl)
-          : localFlushRequester,
+      requestFlush: clients.flushQueue?.requestFlush ?? localFlushRequester,
       now,
       sleep: (ms) => sleep(ms),
     },
@@ -96,7 +113,7 @@ export function serviceFromEnv(env: NodeJS.ProcessEnv = process.env): Service {
       intervalMs: config.flushIntervalMs,
       concurrency: config.flushConcurrency,
       maxShardsPerTick: config.maxShardsPerTick,
-      fanOut: sqs && resources.flushQueueUrl ? sqsFanOut(sqs, resources.flushQueueUrl) : undefined,
+      fanOut: clients.flushQueue?.fanOut,
       takeOver: takeover(owner),
     }),
     takeover,

@@ -8,6 +8,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { CreateQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyStructuredResultV2,
@@ -20,10 +21,12 @@ import { DURABLE_PUTS_ENV, SETTINGS } from '../../lib/config.js';
 import { ConfigError, ErrorKind } from '../../lib/errors.js';
 import type { Table } from '../../lib/memtable/table.js';
 import { bodyOf, EventFile, httpEvent, loadEvent, sqsEvent } from '../support/events.js';
+import { useFauxqs } from '../support/fauxqs.js';
 import { freshTable, useDynalite } from '../support/harness.js';
 import { lambdaContext } from '../support/lambda-context.js';
 
 const dynalite = useDynalite();
+const sqs = useFauxqs();
 
 type Handler<E, R> = (event: E, context: Context) => Promise<R>;
 type HttpHandler = Handler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
@@ -201,6 +204,42 @@ describe('functions/', () => {
     const response = await worker(event, lambdaContext());
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: event.Records[2]!.messageId }]);
     expect(await storedFiles()).toEqual([path.join('shards', 'clicks', 'wal', '0'.repeat(20))]);
+  });
+
+  it('put-http and put-sqs send size triggers to the flush queue, and flush-tick fans out through it', async () => {
+    const { QueueUrl: queueUrl } = await sqs().send(
+      new CreateQueueCommand({ QueueName: `flush-${path.basename(storeDir)}` }),
+    );
+    const endpoint = await sqs().config.endpoint!();
+    const queueEnv = {
+      SHARDWAL_FLUSH_QUEUE_URL: queueUrl!,
+      SHARDWAL_SQS_ENDPOINT: `${endpoint.protocol}//${endpoint.hostname}:${endpoint.port}`,
+      // Every put crosses the trigger; a tick flushes one shard and hands the rest on.
+      [SETTINGS.flushTriggerBytes.env]: '1',
+      [SETTINGS.maxShardsPerTick.env]: '1',
+    };
+    const put = await coldStart<HttpHandler>('put-http', queueEnv);
+    expect((await put(httpEvent(EventFile.apiPut), lambdaContext())).statusCode).toBe(202);
+    const consume = await coldStart<SqsHandler>('put-sqs', queueEnv);
+    await consume(sqsEvent(EventFile.sqsBatch), lambdaContext());
+    const tick = await coldStart<Handler<unknown, { ticks: number }>>('flush-tick', queueEnv);
+    await tick(loadEvent(EventFile.scheduledTick), lambdaContext());
+
+    const bodies: unknown[] = [];
+    for (let received = 1; received > 0; ) {
+      const { Messages = [] } = await sqs().send(
+        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }),
+      );
+      received = Messages.length;
+      bodies.push(...Messages.map((message) => JSON.parse(message.Body!) as unknown));
+    }
+    expect(bodies).toEqual(
+      expect.arrayContaining([
+        { shard: 'orders', reason: 'size-trigger' },
+        { shard: 'clicks', reason: 'size-trigger' },
+        { shard: expect.stringMatching(/^(orders|clicks)$/), reason: 'fan-out' },
+      ]),
+    );
   });
 
   describe('cold start validates the configuration once', () => {

@@ -1,10 +1,11 @@
 /**
  * Bundles every `functions/*.ts` as the package build does (`infra/build/
- * bundles.ts`: esbuild's JS API with the options `NodejsFunction` gets at
- * synth, no Docker), then loads each bundle in a fresh Node
+ * bundles.ts`: esbuild's JS API with the options the construct's synth
+ * bundling uses, no Docker), then loads each bundle in a fresh Node
  * process, from a directory with no node_modules, with the network cut off:
- * the bundle must be self-contained, export a `handler` function, and contact
- * nothing at import time.
+ * the bundle (its entry and every chunk split from it) must be
+ * self-contained, export a `handler` function, and contact nothing at
+ * import time.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -12,8 +13,9 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import type { Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFunctionBundles } from '../../infra/build/bundles.js';
+import { buildFunctionBundles, coldStartOutputs } from '../../infra/build/bundles.js';
 import { BUNDLE_FILE } from '../../infra/build/paths.js';
 import { FUNCTIONS_DIR, HANDLERS } from '../../infra/constructs/functions.js';
 
@@ -59,23 +61,61 @@ dns.lookup = (host, ...rest) => {
   process.nextTick(cb, new Error('network is off in the bundle test'));
 };
 const mod = await import(process.argv[1]);
+// Then every chunk loaded on first use only (the S3 client of put and status): each must load from the bundle alone.
+const { readdirSync } = await import('node:fs');
+const dir = new URL('.', process.argv[1]);
+let chunks = 0;
+for (const file of readdirSync(dir)) {
+  if (file.endsWith('.mjs')) { await import(new URL(file, dir).href); chunks++; }
+}
 await new Promise((resolve) => setTimeout(resolve, 100));
-console.log(JSON.stringify({ exports: Object.keys(mod), handler: typeof mod.handler, attempts }));
+console.log(JSON.stringify({ exports: Object.keys(mod), handler: typeof mod.handler, chunks, attempts }));
 `;
 
 interface Loaded {
   exports: string[];
   handler: string;
+  /** Files of the bundle imported, the entry included. */
+  chunks: number;
   attempts: string[];
 }
 
 let outdir: string;
+let metafiles: Record<string, Metafile> = {};
 const loaded = new Map<string, Loaded | Error>();
+
+/**
+ * The AWS SDK clients each function builds at its cold start: those it calls
+ * on every invocation, and no other. The put and status functions load the S3
+ * client on first use only (a spill, a seq read from the WAL).
+ */
+const CLIENTS_AT_COLD_START: Record<string, string[]> = {
+  'put-http': ['client-dynamodb', 'client-sqs'],
+  'put-sqs': ['client-dynamodb', 'client-sqs'],
+  'status-http': ['client-dynamodb'],
+  'flush-tick': ['client-dynamodb', 'client-s3', 'client-sqs'],
+  'flush-worker': ['client-dynamodb', 'client-s3'],
+  export: ['client-dynamodb', 'client-s3'],
+  recover: ['client-dynamodb', 'client-s3'],
+  'table-commit': ['client-dynamodb', 'client-s3'],
+};
+
+/** Packages of the source files bundled into `outputs` of `meta` (`@aws-sdk/client-s3` → `client-s3`). */
+function packagesIn(meta: Metafile, outputs: string[]): Set<string> {
+  const found = new Set<string>();
+  for (const output of outputs) {
+    for (const input of Object.keys(meta.outputs[output]!.inputs)) {
+      const name = /node_modules\/(?:@[^/]+\/)?([^/]+)\//.exec(input)?.[1];
+      if (name) found.add(name);
+    }
+  }
+  return found;
+}
 
 beforeAll(async () => {
   if (entries.length === 0) return;
   outdir = mkdtempSync(join(tmpdir(), 'shardwal-bundles-'));
-  await buildFunctionBundles(outdir);
+  metafiles = await buildFunctionBundles(outdir);
   // Two at a time: one per core.
   const queue = [...entries];
   const worker = async () => {
@@ -117,10 +157,26 @@ describe('function bundles', () => {
   });
 
   for (const entry of entries) {
-    it(`${entry}: loads standalone, exports a handler function, and contacts nothing at import`, () => {
+    it(`${entry}: its cold start loads the SDK clients it calls on every invocation, and no other`, () => {
+      const meta = metafiles[entry]!;
+      const clients = [...packagesIn(meta, coldStartOutputs(meta))].filter((name) =>
+        name.startsWith('client-'),
+      );
+      expect(clients.sort()).toEqual(CLIENTS_AT_COLD_START[entry]);
+    });
+
+    it(`${entry}: has the S3 client in its bundle, and no zod`, () => {
+      const meta = metafiles[entry]!;
+      const all = packagesIn(meta, Object.keys(meta.outputs));
+      expect(all.has('client-s3')).toBe(true);
+      expect(all.has('zod')).toBe(false);
+    });
+
+    it(`${entry}: loads standalone, every chunk too, exports a handler function, and contacts nothing at import`, () => {
       const result = loaded.get(entry);
       if (result instanceof Error) throw result;
       expect(result?.handler).toBe('function');
+      expect(result?.chunks).toBeGreaterThan(1);
       expect(result?.attempts).toEqual([]);
     });
   }

@@ -6,7 +6,7 @@
  * (a lookup would leave "missing" context in the manifest).
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -59,20 +59,27 @@ describe('cdk synth', () => {
     expect(existsSync(join(outdir, `${STACK_ID}.template.json`))).toBe(true);
   });
 
-  it('bundles every handler into an ESM asset with the createRequire banner and an unlinked source map', () => {
+  it('bundles every handler into an ESM asset of its own with the createRequire banner and linked source maps', () => {
     if (failure) throw new Error('cdk synth failed (see above)');
     const template = JSON.parse(readFileSync(join(outdir, `${STACK_ID}.template.json`), 'utf8'));
     const fns = Object.values(
       template.Resources as Record<string, { Type: string; Metadata?: Record<string, string> }>,
     ).filter((r) => r.Type === 'AWS::Lambda::Function');
     expect(fns).toHaveLength(DEFAULT_HANDLERS.length);
-    for (const fn of fns) {
-      const assetDir = join(outdir, fn.Metadata?.['aws:asset:path'] ?? 'missing');
-      const code = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
-      expect(code.startsWith(ESM_REQUIRE_BANNER)).toBe(true);
-      expect(existsSync(join(assetDir, 'index.mjs.map'))).toBe(true);
-      // The map ships beside the bundle, unlinked: Node never reads it at a cold start.
-      expect(code).not.toContain('sourceMappingURL');
+    const assets = fns.map((fn) => fn.Metadata?.['aws:asset:path'] ?? 'missing');
+    expect(new Set(assets).size).toBe(fns.length);
+    for (const asset of assets) {
+      const assetDir = join(outdir, asset);
+      // The entry and the chunks split from it: each defines `require`, each links its map
+      // (read only with NODE_OPTIONS=--enable-source-maps, which no function sets).
+      const files = readdirSync(assetDir).filter((file) => file.endsWith('.mjs'));
+      expect(files).toContain('index.mjs');
+      for (const file of files) {
+        const code = readFileSync(join(assetDir, file), 'utf8');
+        expect(code.startsWith(ESM_REQUIRE_BANNER)).toBe(true);
+        expect(existsSync(join(assetDir, `${file}.map`))).toBe(true);
+        expect(code.trimEnd().endsWith(`//# sourceMappingURL=${file}.map`)).toBe(true);
+      }
     }
   });
 });

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { serviceDimensions } from '../../infra/constructs/service-metrics.js';
 import { RESOURCE_ENV } from '../../lib/config.js';
-import { s3ClientFromEnv } from '../../lib/runtime/clients.js';
+import { s3ClientFromEnv } from '../../lib/runtime/object-store-from-env.js';
 
 /** Imports a fresh copy of the telemetry module with `env` set. */
 async function telemetryWith(env: Record<string, string | undefined>) {

@@ -83,7 +83,7 @@ export class GlueTables extends Construct {
           },
         },
       });
-      created.addDependency(this.database);
+      created.addResourceDependency(this.database);
       return created;
     });
     const arn = (resource: string) =>

@@ -64,6 +64,10 @@ describe('ShardwalService', () => {
       expect(tables.map((t) => t.TableInput.Name).sort()).toEqual(['clicks', 'orders']);
       const clicks = tables.find((t) => t.TableInput.Name === 'clicks')!;
       expect(clicks.DatabaseName).toBe('shardwal_events');
+      const [databaseId] = Object.keys(glue.template.findResources('AWS::Glue::Database'));
+      for (const table of Object.values(glue.template.findResources('AWS::Glue::Table'))) {
+        expect(table.DependsOn).toEqual([databaseId]);
+      }
       expect(clicks.TableInput.TableType).toBe('EXTERNAL_TABLE');
       expect(clicks.TableInput.Parameters).toEqual({ table_type: 'ICEBERG' });
       expect(clicks.TableInput.StorageDescriptor.Location).toEqual({
@@ -157,7 +161,7 @@ describe('ShardwalService', () => {
         'glue:GetTable',
         'glue:GetTables',
       ]);
-    });
+    }, 120_000);
 
     it('tells the committer its catalog and database', () => {
       expect(

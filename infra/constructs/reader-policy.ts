@@ -5,7 +5,8 @@
  * segments, keyed snapshot parts and the legacy AOF exports `dump --bucket`
  * reads (`KEY_PATTERNS`) — and `s3:ListBucket`
  * on the bucket, nothing else: no write, no delete, no spilled batch
- * payloads (`spill/`, not a documented format), no DynamoDB table, no KMS (the bucket is S3-managed).
+ * payloads (`spill/`, not a documented format), no DynamoDB table; with the
+ * app's key (`key` prop) the bucket is SSE-KMS, and readers get `kms:Decrypt` on that key.
  * With Iceberg tables on (the `tables` setting) it also gets `tables/*`:
  * what Athena, DuckDB or Spark read of a table under the reader's identity.
  *
@@ -19,9 +20,11 @@
  * (a function that tails a shard), which adds the same statements to it.
  */
 import { Grant, type IGrantable, ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct, type IConstruct } from 'constructs';
 import { KEY_PATTERNS } from './key-patterns.js';
+import { KEY_READ_ACTIONS } from './key-use.js';
 import { acknowledgeWildcardResources } from './nag.js';
 
 /** The object kinds a reader may get. */
@@ -43,6 +46,8 @@ export interface ReaderPolicyProps {
   bucket: IBucket;
   /** Whether Iceberg tables are on: the readers may then get `tables/*`. */
   tables?: boolean;
+  /** The app's key the bucket is encrypted with: reading needs `kms:Decrypt`. */
+  key?: IKey | undefined;
 }
 
 /** The readers' policy. */
@@ -50,10 +55,12 @@ export class ReaderPolicy extends Construct {
   readonly policy: ManagedPolicy;
   readonly #bucket: IBucket;
   readonly #patterns: readonly string[];
+  readonly #key: IKey | undefined;
 
   constructor(scope: Construct, id: string, props: ReaderPolicyProps) {
     super(scope, id);
     this.#bucket = props.bucket;
+    this.#key = props.key;
     this.#patterns = [...READER_KEY_PATTERNS, ...(props.tables ? TABLE_READER_KEY_PATTERNS : [])];
     this.policy = new ManagedPolicy(this, 'Resource', {
       description: `shardwal readers: get WAL objects, manifests, segments, snapshot parts and legacy exports${props.tables ? ', Iceberg tables' : ''}; list the bucket`,
@@ -72,7 +79,7 @@ export class ReaderPolicy extends Construct {
    * grantee, one object kind at a time.
    */
   grantRead(grantee: IGrantable): Grant {
-    const [get, list] = this.#statements();
+    const [get, list, decrypt] = this.#statements();
     const construct = grantee as Partial<IConstruct>;
     if (construct.node) {
       acknowledgeWildcardResources(
@@ -86,9 +93,18 @@ export class ReaderPolicy extends Construct {
       actions: get!.actions,
       resourceArns: get!.resources,
     });
-    return objects.combine(
+    const all = objects.combine(
       Grant.addToPrincipal({ grantee, actions: list!.actions, resourceArns: list!.resources }),
     );
+    return decrypt
+      ? all.combine(
+          Grant.addToPrincipal({
+            grantee,
+            actions: decrypt.actions,
+            resourceArns: decrypt.resources,
+          }),
+        )
+      : all;
   }
 
   #statements(): PolicyStatement[] {
@@ -98,6 +114,9 @@ export class ReaderPolicy extends Construct {
         resources: this.#patterns.map((pattern) => this.#bucket.arnForObjects(pattern)),
       }),
       new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.#bucket.bucketArn] }),
+      ...(this.#key
+        ? [new PolicyStatement({ actions: [...KEY_READ_ACTIONS], resources: [this.#key.keyArn] })]
+        : []),
     ];
   }
 }

@@ -24,7 +24,8 @@ function build(env: Environment | undefined, inStage: boolean) {
   const scope = inStage ? new Stage(app, 'Prod') : app;
   const stack = new Stack(scope, 'Ingest', env ? { env } : {});
   new ShardwalService(stack, 'Service', {
-    settings: { stage: 'prod', producerAccounts: '111122223333' },
+    stage: 'prod',
+    producerAccounts: ['111122223333'],
     functionCode: INLINE_CODE,
   });
   addShardwalChecks(scope);

@@ -130,7 +130,7 @@ export class Alarms extends Construct {
     if (props.key) {
       allowServicesToUseKey(this, props.key, {
         alarmTopic: !props.topic,
-        deadLetteringTopicArn: settings.alarmEmail ? this.topic.topicArn : undefined,
+        snsDeadLetters: settings.alarmEmail !== undefined,
       });
     }
     if (!props.topic && !settings.alarmEmail) {

@@ -17,7 +17,7 @@
  *   `kms:GenerateDataKey*` on this one key; cdk-nag IAM5 reports the action
  *   wildcards, acknowledged on the role.
  */
-import { Annotations, Validations } from 'aws-cdk-lib';
+import { Annotations, Stack, Validations } from 'aws-cdk-lib';
 import {
   Grant,
   type IGrantable,
@@ -52,8 +52,11 @@ export const IMPORTED_KEY_WARNING = '@shardwal/key:importedKeyPolicy';
 /** Sid of the key policy statement that lets CloudWatch alarms publish to the encrypted topic. */
 export const ALARM_KEY_SID = 'AllowCloudWatchAlarmsToUseTheKey';
 
-/** Sid of the key policy statement that lets SNS dead-letter to the encrypted failures queue. */
+/** Sid of the key policy statement that lets SNS dead-letter to an encrypted failures queue. */
 export const SNS_DLQ_KEY_SID = 'AllowSnsToDeadLetterToEncryptedQueues';
+
+/** Keys already given each statement: services sharing a key add it once (Sids are unique). */
+const ADDED = { alarms: new WeakSet<IKey>(), deadLetters: new WeakSet<IKey>() };
 
 /** Adds the key's actions to `grantee`'s own policy (not to the key's policy). */
 export function grantKeyUse(
@@ -78,8 +81,8 @@ export function acknowledgeCdkKeyActions(role: IRole): void {
 export interface KeyUsers {
   /** The alarm topic is encrypted with the key: CloudWatch alarms publish to it. */
   alarmTopic: boolean;
-  /** The topic whose undeliverable notifications SNS sends to the encrypted failures queue. */
-  deadLetteringTopicArn: string | undefined;
+  /** SNS sends undeliverable notifications (alarm mail) to the encrypted failures queue. */
+  snsDeadLetters: boolean;
 }
 
 /**
@@ -90,9 +93,9 @@ export interface KeyUsers {
  * to add.
  */
 export function allowServicesToUseKey(scope: IConstruct, key: IKey, users: KeyUsers): void {
-  const { deadLetteringTopicArn } = users;
   const statements: PolicyStatement[] = [];
-  if (users.alarmTopic) {
+  if (users.alarmTopic && !ADDED.alarms.has(key)) {
+    ADDED.alarms.add(key);
     statements.push(
       new PolicyStatement({
         sid: ALARM_KEY_SID,
@@ -102,14 +105,21 @@ export function allowServicesToUseKey(scope: IConstruct, key: IKey, users: KeyUs
       }),
     );
   }
-  if (deadLetteringTopicArn) {
+  if (users.snsDeadLetters && !ADDED.deadLetters.has(key)) {
+    ADDED.deadLetters.add(key);
     statements.push(
       new PolicyStatement({
         sid: SNS_DLQ_KEY_SID,
         principals: [new ServicePrincipal('sns.amazonaws.com')],
         actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
         resources: ['*'],
-        conditions: { ArnEquals: { 'aws:SourceArn': deadLetteringTopicArn } },
+        // Topics of this account and region. Not the topic's own ARN: the
+        // topic is encrypted with the key, and each naming the other is a cycle.
+        conditions: {
+          ArnLike: {
+            'aws:SourceArn': Stack.of(scope).formatArn({ service: 'sns', resource: '*' }),
+          },
+        },
       }),
     );
   }
@@ -121,7 +131,7 @@ export function allowServicesToUseKey(scope: IConstruct, key: IKey, users: KeyUs
         users.alarmTopic
           ? 'cloudwatch.amazonaws.com kms:Decrypt and kms:GenerateDataKey* (alarms publish to the encrypted topic)'
           : '',
-        deadLetteringTopicArn
+        users.snsDeadLetters
           ? 'sns.amazonaws.com kms:Decrypt and kms:GenerateDataKey for the alarm topic (undeliverable mail to the failures queue)'
           : '',
       ]

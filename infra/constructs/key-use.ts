@@ -12,10 +12,10 @@
  *   with the AWS managed SNS key could not be allowed that (its policy is
  *   AWS's): CloudWatch's publishes would be dropped without a trace, which is
  *   why the alarm topic is either unencrypted or on the app's key.
- * - The CDK's own grants (event sources consuming a queue, async failure
- *   destinations sending to one) add `kms:ReEncrypt*` and
- *   `kms:GenerateDataKey*` on this one key; cdk-nag IAM5 reports the action
- *   wildcards, acknowledged on the role.
+ * - The CDK's own grant for an async failure destination (sending to the
+ *   failures queue) adds `kms:ReEncrypt*` and `kms:GenerateDataKey*` on this
+ *   one key; cdk-nag IAM5 reports the action wildcards, acknowledged on the
+ *   role.
  */
 import { Annotations, Stack, Validations } from 'aws-cdk-lib';
 import {
@@ -70,7 +70,7 @@ export function grantKeyUse(
 /** Acknowledges the wildcard KMS actions the CDK's queue grants add to `role`. */
 export function acknowledgeCdkKeyActions(role: IRole): void {
   const reason =
-    "The CDK's SQS grants (event source, failure destination) add kms:ReEncrypt* and kms:GenerateDataKey* on the one customer managed key the queues are encrypted with; no other key.";
+    "The CDK's grant for the async failure destination (the failures queue) adds kms:ReEncrypt* and kms:GenerateDataKey* on the one customer managed key the queues are encrypted with; no other key.";
   Validations.of(role).acknowledge(
     { id: 'AwsSolutions-IAM5[Action::kms:ReEncrypt*]', reason },
     { id: 'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]', reason },

@@ -90,6 +90,14 @@ export const TABLE_ACTIONS_BY_HANDLER = {
   tableCommit: ['getItem', 'updateItem', 'putItem', 'scan'],
 } as const satisfies Record<HandlerName, readonly (keyof typeof DDB_ACTIONS)[]>;
 
+/** Functions with an async failure destination (the failures queue). */
+const SCHEDULED: ReadonlySet<HandlerName> = new Set([
+  'flushTick',
+  'export',
+  'recover',
+  'tableCommit',
+]);
+
 /** PutObject only when the request carries `If-None-Match` (create-if-absent). */
 const CREATE_IF_ABSENT: Record<string, unknown> = { Null: { 's3:if-none-match': 'false' } };
 
@@ -150,8 +158,8 @@ export function grantLeastPrivilege(t: PermissionTargets): void {
       // Every function reads or writes the table, the bucket or a queue.
       const role = fn(t, name).role!;
       grantKeyUse(t.key, role);
-      // The CDK's queue grants: SQS event sources and async failure destinations.
-      if (name !== 'putHttp' && name !== 'statusHttp') acknowledgeCdkKeyActions(role);
+      // The scheduled ones' async failure destination (the CDK's send grant).
+      if (SCHEDULED.has(name)) acknowledgeCdkKeyActions(role);
     }
   }
   const puts = (['putHttp', 'putSqs'] as const).filter((put) => t.functions[put]);

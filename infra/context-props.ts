@@ -25,7 +25,7 @@ import { TABLE_CONTEXT } from './table-settings.js';
 export const DEFAULT_STAGE = 'default';
 
 /** The validated context of `scope` (its app's `cdk.json` and `-c`). */
-export function contextOf(scope: IConstruct): {
+function contextOf(scope: IConstruct): {
   raw: Record<string, unknown>;
   settings: DeploySettings;
 } {

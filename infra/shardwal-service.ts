@@ -1,8 +1,10 @@
 /**
  * The shardwal service as one construct: storage, queues, functions and their
  * grants, the HTTP API, the schedules, alarms and a dashboard. It works in any
- * `Stack` of any `App`: every setting is optional and validated at synth by
- * the service's own rules (`settings.ts`), no resource has a fixed physical
+ * `Stack` of any `App`: every prop is optional, typed, and validated at synth
+ * by the service's own rules (`service-props.ts`); the HTTP API and each SQS
+ * ingest queue can be left out, and a customer managed key can encrypt the
+ * data at rest (`constructs/key-use.ts`). No resource has a fixed physical
  * name, every construct id is its own, and metrics carry the stage, so two
  * instances (two stages) can live in one account, or one stack.
  *

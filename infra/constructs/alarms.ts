@@ -1,7 +1,7 @@
 /**
  * Alarms that reach someone. Every alarm notifies one SNS topic when it fires
- * and when it clears: a topic given to the service (`alarmTopic` prop or
- * `alarmTopicArn` setting, e.g. one wired to a pager), or one this construct
+ * and when it clears: a topic given to the service (`alarmTopic` prop; the
+ * app maps its `alarmTopicArn` context onto it), e.g. one wired to a pager, or one this construct
  * creates, with `alarmEmail` subscribed when given. With neither a topic nor
  * an email, the alarms notify a topic nobody reads, and synth says so.
  *

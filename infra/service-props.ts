@@ -154,22 +154,6 @@ export interface ShardwalServiceProps extends ServiceSettingProps {
   readonly functionCode?: Code;
 }
 
-/** Props that are resources or structure, not settings: not validated here. */
-const STRUCTURE_PROPS = [
-  'alarmTopic',
-  'httpApi',
-  'sqsIngest',
-  'fifoIngest',
-  'dashboard',
-  'table',
-  'bucket',
-  'key',
-  'removalPolicy',
-  'deletionProtection',
-  'logicalIds',
-  'functionCode',
-] as const;
-
 /** A context key of the rules and the prop path that sets it. */
 const PROP_OF_KEY: Record<string, string> = {
   [DEPLOY_CONTEXT.jwtIssuer]: 'authorizer.issuer',
@@ -278,28 +262,45 @@ function rawOf(props: ShardwalServiceProps): Record<string, unknown> {
   return raw;
 }
 
-/** Props a plain-JavaScript caller may misspell: every one this construct reads. */
-const KNOWN_PROPS = new Set<string>([
-  ...Object.keys(SETTINGS),
-  ...STRUCTURE_PROPS,
-  'stage',
-  'durablePuts',
-  'capacityMode',
-  'capacity',
-  'spillBytes',
-  'logLevel',
-  'exportEveryMinutes',
-  'verifyEveryMinutes',
-  'alarmEmail',
-  'reservedConcurrency',
-  'ingestStandardMaxConcurrency',
-  'ingestFifoMaxConcurrency',
-  'producerAccounts',
-  'authorizer',
-  'apiRateLimit',
-  'apiBurstLimit',
-  'tables',
-]);
+/**
+ * Every prop beside the service settings, so that a misspelt one (from
+ * plain JavaScript, or a stale `settings` bag) is refused rather than
+ * ignored. A `Record` over the interface's keys: a prop added to
+ * `ShardwalServiceProps` and not here fails to compile.
+ */
+const OWN_PROPS: Record<Exclude<keyof ShardwalServiceProps, SettingName>, true> = {
+  stage: true,
+  durablePuts: true,
+  capacityMode: true,
+  capacity: true,
+  spillBytes: true,
+  logLevel: true,
+  exportEveryMinutes: true,
+  verifyEveryMinutes: true,
+  alarmEmail: true,
+  alarmTopic: true,
+  reservedConcurrency: true,
+  ingestStandardMaxConcurrency: true,
+  ingestFifoMaxConcurrency: true,
+  producerAccounts: true,
+  authorizer: true,
+  apiRateLimit: true,
+  apiBurstLimit: true,
+  tables: true,
+  httpApi: true,
+  sqsIngest: true,
+  fifoIngest: true,
+  dashboard: true,
+  table: true,
+  bucket: true,
+  key: true,
+  removalPolicy: true,
+  deletionProtection: true,
+  logicalIds: true,
+  functionCode: true,
+};
+
+const KNOWN_PROPS = new Set<string>([...Object.keys(SETTINGS), ...Object.keys(OWN_PROPS)]);
 
 /**
  * Validates the props' settings by the context's rules. Throws `PropError`

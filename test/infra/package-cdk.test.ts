@@ -200,7 +200,7 @@ describe('shardwal/cdk, installed from the packed tarball', () => {
   it('sends the full service alarms to the brought pager, the lean one to its own topic on the key', () => {
     const alarms = ofType('AWS::CloudWatch::Alarm');
     const toPager = alarms.filter(([id]) => id.startsWith('Orders'));
-    expect(toPager.length).toBeGreaterThan(40);
+    expect(toPager.length).toBeGreaterThan(20);
     for (const [, alarm] of toPager) {
       expect(alarm.Properties.AlarmActions).toEqual(['arn:aws:sns:eu-west-1:123456789012:pager']);
     }

@@ -4,8 +4,8 @@
  * cold start would reject, with the same message (`-c flushIntervalMs=0` fails
  * naming `SHARDWAL_FLUSH_INTERVAL_MS` and `0`). Deployment-only keys (stage,
  * schedules, alarms, concurrency, authorizer, API throttling) are validated
- * here, naming the key. The same rules apply to a `ShardwalService`'s
- * `settings` prop (`validateDeploySettings`).
+ * here, naming the key. The same rules validate a `ShardwalService`'s typed
+ * props (`service-props.ts`), whose errors name the prop instead.
  *
  * The capacity mode and the spill threshold are service settings too, and
  * always reach every function's environment resolved: the table's capacity,

@@ -1,20 +1,19 @@
 /**
  * Builds this repository's CDK app: context (`cdk.json`, `-c`) → one stack
- * per stage holding the `ShardwalService`, with cdk-nag's AwsSolutions and
+ * per stage holding the `ShardwalService` (props from `context-props.ts`), with cdk-nag's AwsSolutions and
  * Serverless packs as synthesis-time validation plugins (an unacknowledged
  * error fails `cdk synth`).
  */
 import { App, type AppProps } from 'aws-cdk-lib';
 import type { Code } from 'aws-cdk-lib/aws-lambda';
 import { addShardwalChecks } from './checks.js';
-import { contextSettings, DEPLOY_CONTEXT, validateDeploySettings } from './settings.js';
+import { DEFAULT_STAGE, stageOfContext } from './context-props.js';
 import { ShardwalStack } from './shardwal-stack.js';
+
+export { DEFAULT_STAGE };
 
 /** Id (and CloudFormation name) of the default stage's stack. */
 export const STACK_ID = 'Shardwal';
-
-/** The stage `cdk.json` deploys unless `-c stage=...` says otherwise. */
-export const DEFAULT_STAGE = 'default';
 
 /** The stack of `stage`: `Shardwal` for the default stage (existing deployments), `Shardwal-<stage>` otherwise. */
 export function stackIdFor(stage: string): string {
@@ -34,12 +33,11 @@ export function createShardwalApp(options: ShardwalAppOptions = {}): {
 } {
   const { functionCode, ...appProps } = options;
   const app = new App(appProps);
-  const raw = contextSettings(app);
-  // Validated here for the stage (the stack's name), and again by the service.
-  const stage = validateDeploySettings(raw).stage ?? DEFAULT_STAGE;
+  // Validated here for the stage (the stack's name); the stack maps the
+  // context onto the service's props (`context-props.ts`).
+  const stage = stageOfContext(app);
   const stack = new ShardwalStack(app, stackIdFor(stage), {
     description: `shardwal (${stage}): buffered puts, ticker-driven ordered WAL appends to S3`,
-    settings: { ...raw, [DEPLOY_CONTEXT.stage]: stage },
     ...(functionCode ? { functionCode } : {}),
   });
   addShardwalChecks(app);

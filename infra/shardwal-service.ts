@@ -1,8 +1,10 @@
 /**
  * The shardwal service as one construct: storage, queues, functions and their
  * grants, the HTTP API, the schedules, alarms and a dashboard. It works in any
- * `Stack` of any `App`: every setting is optional and validated at synth by
- * the service's own rules (`settings.ts`), no resource has a fixed physical
+ * `Stack` of any `App`: every prop is optional, typed, and validated at synth
+ * by the service's own rules (`service-props.ts`); the HTTP API and each SQS
+ * ingest queue can be left out, and a customer managed key can encrypt the
+ * data at rest (`constructs/key-use.ts`). No resource has a fixed physical
  * name, every construct id is its own, and metrics carry the stage, so two
  * instances (two stages) can live in one account, or one stack.
  *
@@ -10,22 +12,12 @@
  * once (`checks.ts`).
  */
 import { RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
-import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
-import type { Code } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
-import {
-  CAPACITY_MODE_ENV,
-  DURABLE_PUTS_ENV,
-  RESOURCE_ENV,
-  SETTINGS,
-  SPILL_BYTES_ENV,
-} from '../lib/config.js';
-import { ConfigError } from '../lib/errors.js';
+import { RESOURCE_ENV } from '../lib/config.js';
 import { FINDING_WINDOW } from '../lib/table/refused.js';
 import { optionsOf } from '../lib/table/table-config.js';
 import { Alarms } from './constructs/alarms.js';
@@ -43,55 +35,16 @@ import { acknowledgeServerlessFindings } from './constructs/serverless-findings.
 import { serviceMetrics } from './constructs/service-metrics.js';
 import { functionSizes } from './constructs/sizing.js';
 import { Storage } from './constructs/storage.js';
-import { type PinnedLogicalIds, pinLogicalIds } from './pinned-ids.js';
+import { pinLogicalIds } from './pinned-ids.js';
 import {
-  ContextError,
-  DEPLOY_CONTEXT,
-  type DeploySettings,
-  PropError,
-  type SettingsKey,
-  type ShardwalSettings,
-  validateDeploySettings,
-} from './settings.js';
+  partsOfProps,
+  type ServiceParts,
+  type ShardwalServiceProps,
+  settingsOfProps,
+} from './service-props.js';
+import { ContextError, DEPLOY_CONTEXT, type DeploySettings } from './settings.js';
 
-/** Props of `ShardwalService`; all optional. */
-export interface ShardwalServiceProps {
-  /**
-   * Settings under the context keys of `cdk.json` (`flushIntervalMs`,
-   * `stage`, `alarmEmail`, ...), validated at synth as `cdk synth` validates
-   * the context. Unset keys take the service's defaults; `stage` defaults to
-   * the stack's name.
-   */
-  readonly settings?: ShardwalSettings;
-  /** An existing SNS topic for the alarms (e.g. wired to a pager); instead of `settings.alarmTopicArn`. */
-  readonly alarmTopic?: ITopic;
-  /**
-   * Logical ids to keep for the stateful resources (table, buckets, queues),
-   * when adopting a stack deployed under other construct paths: a changed id
-   * would replace the resource and orphan the retained one with its data.
-   */
-  readonly logicalIds?: PinnedLogicalIds;
-  /** Prebuilt code for every function (template tests); unset, `functions/*.ts` are bundled. */
-  readonly functionCode?: Code;
-  /**
-   * An existing DynamoDB table with shardwal's layout (`TABLE_LAYOUT`: keys
-   * `pk`/`sk`, the sparse `pending` and `registry` indexes, TTL on
-   * `expiresAt`) instead of a new one. Capacity settings then do nothing.
-   */
-  readonly table?: ITable;
-  /**
-   * An existing bucket instead of a new one. The service then adds none of
-   * the bucket's guardrails (overwrite deny, TLS only, versioning,
-   * lifecycle): synth warns until that is acknowledged (docs/deploy.md).
-   */
-  readonly bucket?: IBucket;
-  /** What deleting the stack does to the data: table, buckets, ingest queues. Default RETAIN. */
-  readonly removalPolicy?: RemovalPolicy;
-  /** The table's deletion protection. Default on. */
-  readonly deletionProtection?: boolean;
-  /** Whether to create the CloudWatch dashboard. Default on (alarms are always on). */
-  readonly dashboard?: boolean;
-}
+export type { ShardwalServiceProps };
 
 /** The shardwal service. */
 export class ShardwalService extends Construct {
@@ -101,7 +54,10 @@ export class ShardwalService extends Construct {
   readonly storage: Storage;
   readonly queues: Queues;
   readonly functions: Functions;
-  readonly api: Api;
+  /** The HTTP API; undefined with `httpApi: false`. */
+  readonly api: Api | undefined;
+  /** What the props left in (HTTP API, each SQS ingest queue, dashboard). */
+  readonly parts: ServiceParts;
   readonly schedules: Schedules;
   readonly alarms: Alarms;
   /** The dashboard; undefined with `dashboard: false`. */
@@ -118,8 +74,10 @@ export class ShardwalService extends Construct {
     // cannot be granted on a bucket-owner-enforced bucket). The flag is the
     // app's to set; pinned here so the construct works in any app.
     this.node.setContext(cxapi.S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY, true);
-    const settings = settingsOfProps(props.settings);
+    const settings = settingsOfProps(props);
+    const parts = partsOfProps(props);
     this.settings = settings;
+    this.parts = parts;
     this.stage = settings.stage ?? Stack.of(this).stackName;
     assertStageUnique(this);
     const sizes = functionSizes(settings.service);
@@ -130,8 +88,11 @@ export class ShardwalService extends Construct {
       bucket: props.bucket,
       removalPolicy: props.removalPolicy,
       deletionProtection: props.deletionProtection,
+      key: props.key,
     });
     this.queues = new Queues(this, 'Queues', {
+      ingest: parts.ingest,
+      key: props.key,
       ingestRemovalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
       ingestConsumerTimeout: sizes.putSqs.timeout,
       ingestBatchingWindow: INGEST_BATCHING_WINDOW,
@@ -142,20 +103,27 @@ export class ShardwalService extends Construct {
       settings,
       stage: this.stage,
       sizes,
-      optional: { tableCommit: settings.tables !== undefined },
+      optional: {
+        tableCommit: settings.tables !== undefined,
+        putHttp: parts.http,
+        statusHttp: parts.http,
+        putSqs: parts.ingest.standard || parts.ingest.fifo,
+      },
       tableName: this.storage.table.tableName,
       bucketName: this.storage.bucket.bucketName,
       flushQueueUrl: this.queues.flush.queueUrl,
       ...(props.functionCode ? { code: props.functionCode } : {}),
     });
     const fns = this.functions.byName;
+    const { ingest, ingestDlq, ingestFifo, ingestFifoDlq } = this.queues;
     grantLeastPrivilege({
       functions: fns,
       table: this.storage.table,
       bucket: this.storage.bucket,
       flushQueue: this.queues.flush,
-      ingestDeadLetterQueues: [this.queues.ingestDlq, this.queues.ingestFifoDlq],
+      ingestDeadLetterQueues: present(ingestDlq, ingestFifoDlq),
       spilling: settings.service.spillBytes !== undefined,
+      key: props.key,
     });
     const glue = settings.tables?.glue;
     this.glueTables =
@@ -174,34 +142,41 @@ export class ShardwalService extends Construct {
     if (settings.tables) {
       fns.recover.addEnvironment(FINDING_WINDOW.env, String(settings.verifyEveryMinutes * 60_000));
     }
-    // put-sqs dead-letters permanent refusals itself and holds back retryable
-    // ones (`lib/sqs/put-messages.ts`): it needs each queue paired with its DLQ.
-    const ingestEnv = {
-      [RESOURCE_ENV.ingestQueueUrl]: this.queues.ingest.queueUrl,
-      [RESOURCE_ENV.ingestDlqUrl]: this.queues.ingestDlq.queueUrl,
-      [RESOURCE_ENV.ingestFifoQueueUrl]: this.queues.ingestFifo.queueUrl,
-      [RESOURCE_ENV.ingestFifoDlqUrl]: this.queues.ingestFifoDlq.queueUrl,
-    };
-    for (const [name, value] of Object.entries(ingestEnv)) fns.putSqs.addEnvironment(name, value);
-
-    fns.putSqs.addEventSource(
-      new SqsEventSource(this.queues.ingest, {
-        batchSize: 10,
-        maxBatchingWindow: INGEST_BATCHING_WINDOW,
-        reportBatchItemFailures: true,
-        // Bounds what a backlog can do to the table and to the account's concurrency.
-        maxConcurrency: settings.ingestMaxConcurrency.standard,
-      }),
-    );
-    // FIFO: no batching window (FIFO sources take none); the handler sees the
-    // `.fifo` ARN and keeps each group's order through partial failures.
-    fns.putSqs.addEventSource(
-      new SqsEventSource(this.queues.ingestFifo, {
-        batchSize: 10,
-        reportBatchItemFailures: true,
-        maxConcurrency: settings.ingestMaxConcurrency.fifo,
-      }),
-    );
+    if (fns.putSqs) {
+      // put-sqs dead-letters permanent refusals itself and holds back retryable
+      // ones (`lib/sqs/put-messages.ts`): it needs each queue paired with its DLQ.
+      const ingestEnv = {
+        [RESOURCE_ENV.ingestQueueUrl]: ingest?.queueUrl,
+        [RESOURCE_ENV.ingestDlqUrl]: ingestDlq?.queueUrl,
+        [RESOURCE_ENV.ingestFifoQueueUrl]: ingestFifo?.queueUrl,
+        [RESOURCE_ENV.ingestFifoDlqUrl]: ingestFifoDlq?.queueUrl,
+      };
+      for (const [name, value] of Object.entries(ingestEnv)) {
+        if (value !== undefined) fns.putSqs.addEnvironment(name, value);
+      }
+    }
+    if (fns.putSqs && ingest) {
+      fns.putSqs.addEventSource(
+        new SqsEventSource(ingest, {
+          batchSize: 10,
+          maxBatchingWindow: INGEST_BATCHING_WINDOW,
+          reportBatchItemFailures: true,
+          // Bounds what a backlog can do to the table and to the account's concurrency.
+          maxConcurrency: settings.ingestMaxConcurrency.standard,
+        }),
+      );
+    }
+    if (fns.putSqs && ingestFifo) {
+      // FIFO: no batching window (FIFO sources take none); the handler sees the
+      // `.fifo` ARN and keeps each group's order through partial failures.
+      fns.putSqs.addEventSource(
+        new SqsEventSource(ingestFifo, {
+          batchSize: 10,
+          reportBatchItemFailures: true,
+          maxConcurrency: settings.ingestMaxConcurrency.fifo,
+        }),
+      );
+    }
     // No batching window: a flush request is served before the next tick.
     // One message an invocation: a tick's fan-out message is one worker's list
     // (P5 in lib/ticker/tick-plan.ts), sized to what one invocation flushes in
@@ -215,13 +190,16 @@ export class ShardwalService extends Construct {
       }),
     );
 
-    this.api = new Api(this, 'Api', {
-      putHandler: fns.putHttp,
-      statusHandler: fns.statusHttp,
-      authorizer: settings.authorizer,
-      rateLimit: settings.apiRateLimit,
-      burstLimit: settings.apiBurstLimit,
-    });
+    this.api =
+      fns.putHttp && fns.statusHttp
+        ? new Api(this, 'Api', {
+            putHandler: fns.putHttp,
+            statusHandler: fns.statusHttp,
+            authorizer: settings.authorizer,
+            rateLimit: settings.apiRateLimit,
+            burstLimit: settings.apiBurstLimit,
+          })
+        : undefined;
     this.schedules = new Schedules(this, 'Schedules', {
       ticker: settings.ticker,
       flushTick: fns.flushTick,
@@ -230,6 +208,7 @@ export class ShardwalService extends Construct {
       exportEveryMinutes: settings.exportEveryMinutes,
       verifyEveryMinutes: settings.verifyEveryMinutes,
       failures: this.queues.failures,
+      key: props.key,
       ...(fns.tableCommit && settings.tables
         ? {
             tables: { fn: fns.tableCommit, commitEveryMinutes: settings.tables.commitEveryMinutes },
@@ -242,33 +221,44 @@ export class ShardwalService extends Construct {
       functions: this.functions,
       queues: this.queues,
       table: this.storage.table,
-      httpApi: this.api.httpApi,
-      ...alarmTopicOf(this, props.alarmTopic, settings),
+      httpApi: this.api?.httpApi,
+      topic: props.alarmTopic,
+      key: props.key,
     });
-    this.dashboard =
-      props.dashboard === false
-        ? undefined
-        : new ServiceDashboard(this, 'Dashboard', {
-            metric: serviceMetrics(this.stage),
-            functions: fns,
-            deadLetterQueues: {
-              ingest: this.queues.ingestDlq,
-              ingestFifo: this.queues.ingestFifoDlq,
+    this.dashboard = parts.dashboard
+      ? new ServiceDashboard(this, 'Dashboard', {
+          metric: serviceMetrics(this.stage),
+          functions: fns,
+          deadLetterQueues: Object.fromEntries(
+            Object.entries({
+              ingest: ingestDlq,
+              ingestFifo: ingestFifoDlq,
               flush: this.queues.flushDlq,
               failures: this.queues.failures,
-            },
-            alarms: this.alarms.all,
-          });
+            }).filter((entry): entry is [string, Queue] => entry[1] !== undefined),
+          ),
+          alarms: this.alarms.all,
+        })
+      : undefined;
     this.producers = new ProducerPolicy(this, 'ProducerPolicy', {
-      ingestQueues: [this.queues.ingest, this.queues.ingestFifo],
-      httpApi: this.api.httpApi,
+      ingestQueues: present(ingest, ingestFifo),
+      httpApi: this.api?.httpApi,
       authorizer: settings.authorizer,
       trustedAccounts: settings.producerAccounts,
+      key: props.key,
     });
+    if (settings.producerAccounts.length > 0 && !this.producers.role) {
+      throw new ContextError(
+        'producerAccounts',
+        settings.producerAccounts,
+        'producers need no IAM grant here (no SQS ingest, a JWT-authorized API): no role to trust them with',
+      );
+    }
     this.readers = new ReaderPolicy(this, 'ReaderPolicy', {
       bucket: this.storage.bucket,
       tables: settings.tables !== undefined,
       ...(this.glueTables ? { glueArns: this.glueTables.arns } : {}),
+      key: props.key,
     });
     acknowledgeServerlessFindings(this.functions);
   }
@@ -276,7 +266,9 @@ export class ShardwalService extends Construct {
   /**
    * Lets `grantee` put rows over HTTP and SQS and read shard status, for the
    * given shard names or prefixes (`orders-*`) over HTTP; SQS cannot be
-   * narrowed by shard. The same actions as the producer policy.
+   * narrowed by shard. The same actions as the producer policy, for the
+   * parts this service has (no route without the HTTP API, no queue left
+   * out), and the key's data keys for the encrypted queues.
    */
   grantProduce(grantee: IGrantable, options: GrantProduceOptions = {}): Grant {
     return this.producers.grantProduce(grantee, options);
@@ -290,86 +282,43 @@ export class ShardwalService extends Construct {
   /** What a deployment's outputs carry, by output name (the stack decides where they go). */
   outputs(): Record<string, string> {
     const fns = this.functions.byName;
-    return {
+    const { ingest, ingestFifo, ingestDlq, ingestFifoDlq } = this.queues;
+    // A part left out has no output.
+    return defined({
       Stage: this.stage,
-      ApiUrl: this.api.url,
+      ApiUrl: this.api?.url,
       BucketName: this.storage.bucket.bucketName,
       TableName: this.storage.table.tableName,
-      ...(this.storage.accessLogBucket
-        ? { AccessLogBucketName: this.storage.accessLogBucket.bucketName }
-        : {}),
-      IngestQueueUrl: this.queues.ingest.queueUrl,
-      IngestFifoQueueUrl: this.queues.ingestFifo.queueUrl,
-      IngestDlqUrl: this.queues.ingestDlq.queueUrl,
-      IngestFifoDlqUrl: this.queues.ingestFifoDlq.queueUrl,
+      AccessLogBucketName: this.storage.accessLogBucket?.bucketName,
+      IngestQueueUrl: ingest?.queueUrl,
+      IngestFifoQueueUrl: ingestFifo?.queueUrl,
+      IngestDlqUrl: ingestDlq?.queueUrl,
+      IngestFifoDlqUrl: ingestFifoDlq?.queueUrl,
       FlushQueueUrl: this.queues.flush.queueUrl,
       FailuresQueueUrl: this.queues.failures.queueUrl,
       RecoverFunctionName: fns.recover.functionName,
       ExportFunctionName: fns.export.functionName,
-      ...(fns.tableCommit ? { TableCommitFunctionName: fns.tableCommit.functionName } : {}),
-      ...(this.glueTables ? { GlueDatabaseName: this.settings.tables!.glue!.database } : {}),
-      ProducerPolicyArn: this.producers.policy.managedPolicyArn,
+      TableCommitFunctionName: fns.tableCommit?.functionName,
+      GlueDatabaseName: this.glueTables ? this.settings.tables!.glue!.database : undefined,
+      ProducerPolicyArn: this.producers.policy?.managedPolicyArn,
       ReaderPolicyArn: this.readers.policy.managedPolicyArn,
-      ...(this.producers.role ? { ProducerRoleArn: this.producers.role.roleArn } : {}),
+      ProducerRoleArn: this.producers.role?.roleArn,
       AlarmTopicArn: this.alarms.topic.topicArn,
-      ...(this.dashboard ? { DashboardName: this.dashboard.dashboard.dashboardName } : {}),
-    };
-  }
-}
-
-/**
- * The `settings` prop, validated as the context is; an error names the prop
- * (`settings.flushIntervalMs`), not a context key or an environment name,
- * and keeps the service's own error as its cause.
- */
-function settingsOfProps(settings: ShardwalSettings | undefined): DeploySettings {
-  try {
-    return validateDeploySettings(settings);
-  } catch (error) {
-    const key =
-      error instanceof ContextError
-        ? error.contextKey
-        : error instanceof ConfigError
-          ? settingKeyOfEnv(error.setting)
-          : undefined;
-    if (key === undefined) throw error;
-    const problem = (error as Error).message.replace(/^.*?=("[^"]*"|[^:]*): /, '');
-    throw new PropError(`settings.${key}`, settings?.[key as SettingsKey], problem, {
-      cause: error,
+      DashboardName: this.dashboard?.dashboard.dashboardName,
     });
   }
 }
 
-/** The settings key of a service setting's environment name (`SHARDWAL_FLUSH_INTERVAL_MS` → `flushIntervalMs`). */
-function settingKeyOfEnv(env: string): string {
-  const named = Object.entries(SETTINGS).find(([, s]) => s.env === env)?.[0];
-  if (named) return named;
-  const deploy: Record<string, string> = {
-    [DURABLE_PUTS_ENV]: 'durablePuts',
-    [CAPACITY_MODE_ENV]: 'capacityMode',
-    [SPILL_BYTES_ENV]: 'spillBytes',
-  };
-  return deploy[env] ?? env;
+/** The queues that exist. */
+function present(...queues: (Queue | undefined)[]): Queue[] {
+  return queues.filter((q): q is Queue => q !== undefined);
 }
 
-/** The alarm topic from the prop or the `alarmTopicArn` setting; both is ambiguous. */
-function alarmTopicOf(
-  scope: Construct,
-  topic: ITopic | undefined,
-  settings: DeploySettings,
-): { topic?: ITopic } {
-  if (topic && settings.alarmTopicArn) {
-    throw new ContextError(
-      DEPLOY_CONTEXT.alarmTopicArn,
-      settings.alarmTopicArn,
-      'the alarmTopic prop is given too; give one alarm topic',
-    );
-  }
-  if (topic) return { topic };
-  if (settings.alarmTopicArn) {
-    return { topic: Topic.fromTopicArn(scope, 'AlarmTopic', settings.alarmTopicArn) };
-  }
-  return {};
+/** The entries whose value is set, in their order. */
+function defined(values: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(values).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
 }
 
 /**

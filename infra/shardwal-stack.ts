@@ -1,12 +1,12 @@
 /**
- * This repository's stack: one `ShardwalService`, with the logical ids of an
- * existing deployment pinned and the service's values as stack outputs.
+ * This repository's stack: one `ShardwalService`, its props mapped from the
+ * context (`context-props.ts`), with the logical ids of an existing deployment pinned and the service's values as stack outputs.
  */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Code } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
+import { propsFromContext } from './context-props.js';
 import { PINNED_LOGICAL_IDS } from './pinned-ids.js';
-import type { ShardwalSettings } from './settings.js';
 import { ShardwalService } from './shardwal-service.js';
 
 /**
@@ -20,8 +20,6 @@ export const SERVICE_ID = 'Default';
 
 /** Props of `ShardwalStack`. */
 export interface ShardwalStackProps extends StackProps {
-  /** The settings, as the context gives them (validated by the service). */
-  settings: ShardwalSettings;
   /** Prebuilt code for every function (template tests); unset, `functions/*.ts` are bundled. */
   functionCode?: Code;
 }
@@ -31,10 +29,10 @@ export class ShardwalStack extends Stack {
   readonly service: ShardwalService;
 
   constructor(scope: Construct, id: string, props: ShardwalStackProps) {
-    const { settings, functionCode, ...stackProps } = props;
+    const { functionCode, ...stackProps } = props;
     super(scope, id, stackProps);
     this.service = new ShardwalService(this, SERVICE_ID, {
-      settings,
+      ...propsFromContext(this),
       logicalIds: PINNED_LOGICAL_IDS,
       ...(functionCode ? { functionCode } : {}),
     });

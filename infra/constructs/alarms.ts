@@ -1,7 +1,7 @@
 /**
  * Alarms that reach someone. Every alarm notifies one SNS topic when it fires
- * and when it clears: a topic given to the service (`alarmTopic` prop or
- * `alarmTopicArn` setting, e.g. one wired to a pager), or one this construct
+ * and when it clears: a topic given to the service (`alarmTopic` prop; the
+ * app maps its `alarmTopicArn` context onto it), e.g. one wired to a pager, or one this construct
  * creates, with `alarmEmail` subscribed when given. With neither a topic nor
  * an email, the alarms notify a topic nobody reads, and synth says so.
  *
@@ -20,11 +20,13 @@ import {
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { DeploySettings } from '../settings.js';
 import type { Functions } from './functions.js';
+import { allowServicesToUseKey } from './key-use.js';
 import type { Queues } from './queues.js';
 import { addResourceAlarms } from './resource-alarms.js';
 import { addServiceAlarms } from './service-alarms.js';
@@ -61,13 +63,18 @@ export const ALARM_PUBLISH_SID = 'AllowCloudWatchAlarmsOfThisAccount';
  * publish, for alarms of this account only (`aws:SourceAccount`, and
  * `aws:SourceArn` on the account's alarms, against the confused deputy).
  *
- * Not encrypted: CloudWatch can publish to an encrypted topic only with a
- * customer managed key whose policy lets `cloudwatch.amazonaws.com` use it;
- * with the AWS managed SNS key alarms are dropped silently. Notifications
- * carry alarm names and states, no data.
+ * Encrypted only with the app's customer managed key (`key` prop), whose
+ * policy then lets `cloudwatch.amazonaws.com` use it (`key-use.ts`):
+ * CloudWatch can publish to an encrypted topic only so; with the AWS managed
+ * SNS key alarms are dropped silently. Without a key, not encrypted:
+ * notifications carry alarm names and states, no data.
  */
-function alarmTopic(scope: Construct): Topic {
-  const topic = new Topic(scope, 'Topic', { displayName: 'shardwal alarms', enforceSSL: true });
+function alarmTopic(scope: Construct, key: IKey | undefined): Topic {
+  const topic = new Topic(scope, 'Topic', {
+    displayName: 'shardwal alarms',
+    enforceSSL: true,
+    ...(key ? { masterKey: key } : {}),
+  });
   const stack = Stack.of(scope);
   topic.addToResourcePolicy(
     new PolicyStatement({
@@ -98,9 +105,12 @@ export interface AlarmsProps {
   functions: Functions;
   queues: Queues;
   table: ITable;
-  httpApi: HttpApi;
+  /** The HTTP API; undefined when the service has none. */
+  httpApi: HttpApi | undefined;
   /** An existing topic to notify; unset, one is created. */
-  topic?: ITopic;
+  topic?: ITopic | undefined;
+  /** The app's key: the created topic is encrypted with it. */
+  key?: IKey | undefined;
 }
 
 /** The alarm topic and the alarms. */
@@ -111,12 +121,18 @@ export class Alarms extends Construct {
   constructor(scope: Construct, id: string, props: AlarmsProps) {
     super(scope, id);
     const { settings } = props;
-    this.topic = props.topic ?? alarmTopic(this);
+    this.topic = props.topic ?? alarmTopic(this, props.key);
     if (settings.alarmEmail) {
       this.topic.addSubscription(
         // An undeliverable notification is kept with the other failures, not lost.
         new EmailSubscription(settings.alarmEmail, { deadLetterQueue: props.queues.failures }),
       );
+    }
+    if (props.key) {
+      allowServicesToUseKey(this, props.key, {
+        alarmTopic: !props.topic,
+        snsDeadLetters: settings.alarmEmail !== undefined,
+      });
     }
     if (!props.topic && !settings.alarmEmail) {
       Annotations.of(this).addWarningV2(

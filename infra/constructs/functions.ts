@@ -30,8 +30,10 @@ import {
   type Deployed,
   HANDLERS,
   type HandlerName,
+  type OmittableHandlerName,
   OPTIONAL_HANDLERS,
   type OptionalHandlerName,
+  PART_HANDLERS,
 } from './handlers.js';
 import type { FunctionSize } from './sizing.js';
 
@@ -83,8 +85,8 @@ export interface FunctionsProps {
   stage: string;
   /** Memory and timeout per function (`functionSizes`). */
   sizes: Record<HandlerName, FunctionSize>;
-  /** Whether each optional handler is deployed (`OPTIONAL_HANDLERS`). */
-  optional: Record<OptionalHandlerName, boolean>;
+  /** Whether each optional or part handler is deployed (`OPTIONAL_HANDLERS`, `PART_HANDLERS`). */
+  optional: Record<OmittableHandlerName, boolean>;
   tableName: string;
   bucketName: string;
   flushQueueUrl: string;
@@ -176,10 +178,9 @@ export class Functions extends Construct {
         handler: 'index.handler',
       });
     };
+    const omittable: readonly HandlerName[] = [...OPTIONAL_HANDLERS, ...PART_HANDLERS];
     const deployed = (Object.keys(HANDLERS) as HandlerName[]).filter(
-      (name) =>
-        !(OPTIONAL_HANDLERS as readonly HandlerName[]).includes(name) ||
-        props.optional[name as OptionalHandlerName],
+      (name) => !omittable.includes(name) || props.optional[name as OmittableHandlerName],
     );
     this.byName = Object.fromEntries(
       deployed.map((name) => [name, make(name)]),

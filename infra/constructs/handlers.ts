@@ -9,9 +9,9 @@
  * dead letters, async failure destination), a reserved concurrency if it
  * needs one (`concurrency.ts`); its alarms and dashboard widgets come from
  * the function list. The package build bundles it (`infra/build/bundles.ts`).
- * A function that a setting turns on is also listed in `OPTIONAL_HANDLERS`:
- * without its setting it is not deployed, and neither are its grants or
- * schedules.
+ * A function that a setting turns on is also listed in `OPTIONAL_HANDLERS`,
+ * one of a part the props may leave out in `PART_HANDLERS`: a function not
+ * deployed has no role, grants, schedules or alarms either.
  */
 export const HANDLERS = {
   putHttp: 'put-http',
@@ -30,6 +30,20 @@ export type HandlerName = keyof typeof HANDLERS;
 export const OPTIONAL_HANDLERS = ['tableCommit'] as const satisfies readonly HandlerName[];
 export type OptionalHandlerName = (typeof OPTIONAL_HANDLERS)[number];
 
-/** Per deployed function: every handler, the optional ones when their setting is on. */
-export type Deployed<T> = Record<Exclude<HandlerName, OptionalHandlerName>, T> &
-  Partial<Record<OptionalHandlerName, T>>;
+/**
+ * Handlers of a part the props may leave out: the HTTP handlers (none with
+ * `httpApi: false`) and put-sqs (none with both SQS ingest queues left out).
+ */
+export const PART_HANDLERS = [
+  'putHttp',
+  'statusHttp',
+  'putSqs',
+] as const satisfies readonly HandlerName[];
+export type PartHandlerName = (typeof PART_HANDLERS)[number];
+
+/** A handler a service may be without. */
+export type OmittableHandlerName = OptionalHandlerName | PartHandlerName;
+
+/** Per deployed function: every handler, the optional and part ones when on. */
+export type Deployed<T> = Record<Exclude<HandlerName, OmittableHandlerName>, T> &
+  Partial<Record<OmittableHandlerName, T>>;

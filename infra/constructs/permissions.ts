@@ -38,11 +38,13 @@
  */
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Deployed, HandlerName } from './functions.js';
 import { EXPORT_READ_PATTERNS, EXPORT_WRITTEN_PATTERNS, KEY_PATTERNS } from './key-patterns.js';
+import { acknowledgeCdkKeyActions, grantKeyUse } from './key-use.js';
 import { acknowledgeWildcardResources } from './nag.js';
 import { TABLE_LAYOUT } from './storage.js';
 
@@ -88,6 +90,14 @@ export const TABLE_ACTIONS_BY_HANDLER = {
   tableCommit: ['getItem', 'updateItem', 'putItem', 'scan'],
 } as const satisfies Record<HandlerName, readonly (keyof typeof DDB_ACTIONS)[]>;
 
+/** Functions with an async failure destination (the failures queue). */
+const SCHEDULED: ReadonlySet<HandlerName> = new Set([
+  'flushTick',
+  'export',
+  'recover',
+  'tableCommit',
+]);
+
 /** PutObject only when the request carries `If-None-Match` (create-if-absent). */
 const CREATE_IF_ABSENT: Record<string, unknown> = { Null: { 's3:if-none-match': 'false' } };
 
@@ -104,6 +114,8 @@ export interface PermissionTargets {
   ingestDeadLetterQueues: Queue[];
   /** Whether large payloads spill to S3 (`spillBytes` set): the spill grants exist only then. */
   spilling: boolean;
+  /** The app's key the table, bucket and queues are encrypted with: every function may use it. */
+  key?: IKey | undefined;
 }
 
 /** Adds one statement to a handler's role. */
@@ -135,20 +147,31 @@ export function grantLeastPrivilege(t: PermissionTargets): void {
   // 404 rather than 403, and that check carries no prefix.
   const listBucket = (name: HandlerName) => allow(name, ['s3:ListBucket'], [t.bucket.bucketArn]);
 
-  for (const name of Object.keys(t.functions) as HandlerName[]) {
+  const deployed = Object.keys(t.functions) as HandlerName[];
+  for (const name of deployed) {
     allow(
       name,
       TABLE_ACTIONS_BY_HANDLER[name].map((a) => DDB_ACTIONS[a]),
       [tableArn],
     );
+    if (t.key) {
+      // Every function reads or writes the table, the bucket or a queue.
+      const role = fn(t, name).role!;
+      grantKeyUse(t.key, role);
+      // The scheduled ones' async failure destination (the CDK's send grant).
+      if (SCHEDULED.has(name)) acknowledgeCdkKeyActions(role);
+    }
   }
-  for (const put of ['putHttp', 'putSqs'] as const) sendFlushRequests(put);
+  const puts = (['putHttp', 'putSqs'] as const).filter((put) => t.functions[put]);
+  for (const put of puts) sendFlushRequests(put);
   // Its event sources grant put-sqs ChangeMessageVisibility (hold-backs) on the ingest queues.
-  allow(
-    'putSqs',
-    ['sqs:SendMessage'],
-    t.ingestDeadLetterQueues.map((q) => q.queueArn),
-  );
+  if (t.functions.putSqs) {
+    allow(
+      'putSqs',
+      ['sqs:SendMessage'],
+      t.ingestDeadLetterQueues.map((q) => q.queueArn),
+    );
+  }
 
   for (const flusher of ['flushTick', 'flushWorker'] as const) {
     allow(flusher, [DDB_ACTIONS.query], [pendingIndexArn]);
@@ -160,9 +183,11 @@ export function grantLeastPrivilege(t: PermissionTargets): void {
   sendFlushRequests('flushTick');
 
   // The seq status reads the WAL object covering a seq whose batch item expired.
-  allow('statusHttp', ['s3:GetObject'], [objects(KEY_PATTERNS.wal)]);
-  listBucket('statusHttp');
-  acknowledgeKeyPatterns(t.functions.statusHttp, t.bucket, [KEY_PATTERNS.wal]);
+  if (t.functions.statusHttp) {
+    allow('statusHttp', ['s3:GetObject'], [objects(KEY_PATTERNS.wal)]);
+    listBucket('statusHttp');
+    acknowledgeKeyPatterns(t.functions.statusHttp, t.bucket, [KEY_PATTERNS.wal]);
+  }
 
   // Both scheduled jobs list the shards through the registry index.
   for (const job of ['export', 'recover'] as const)
@@ -239,7 +264,7 @@ function grantTables(
  */
 function grantSpill(t: PermissionTargets, allow: Allow, listBucket: (name: HandlerName) => void) {
   const spill = [t.bucket.arnForObjects(KEY_PATTERNS.spill)];
-  const puts = t.spilling ? (['putHttp', 'putSqs'] as const) : [];
+  const puts = t.spilling ? (['putHttp', 'putSqs'] as const).filter((put) => t.functions[put]) : [];
   for (const put of puts) {
     allow(put, ['s3:PutObject'], spill, CREATE_IF_ABSENT);
     allow(put, ['s3:GetObject'], spill);
@@ -251,7 +276,7 @@ function grantSpill(t: PermissionTargets, allow: Allow, listBucket: (name: Handl
   allow('recover', ['s3:GetObject'], spill);
   allow('recover', ['s3:PutObject'], spill, CREATE_IF_ABSENT);
   for (const name of [...puts, 'flushTick', 'flushWorker', 'recover'] as const) {
-    acknowledgeKeyPatterns(t.functions[name], t.bucket, [KEY_PATTERNS.spill]);
+    acknowledgeKeyPatterns(fn(t, name), t.bucket, [KEY_PATTERNS.spill]);
   }
 }
 

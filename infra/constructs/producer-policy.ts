@@ -19,12 +19,14 @@ import {
   PolicyStatement,
   Role,
 } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
 import { SHARD_NAME_PATTERN } from '../../lib/paths.js';
 import { ContextError } from '../context-values.js';
 import type { ApiAuthorizer } from '../settings.js';
 import { ROUTES } from './api.js';
+import { KEY_SEND_ACTIONS } from './key-use.js';
 import { acknowledgeWildcardResources } from './nag.js';
 
 /**
@@ -38,20 +40,23 @@ export const PRODUCER_QUEUE_ACTIONS = ['sqs:SendMessage', 'sqs:GetQueueAttribute
 
 /** Props of `ProducerPolicy`. */
 export interface ProducerPolicyProps {
-  /** The ingest queues producers send to (standard and FIFO). */
+  /** The ingest queues producers send to (standard and FIFO, those that exist). */
   ingestQueues: Queue[];
-  httpApi: HttpApi;
+  /** The HTTP API; undefined when the service has none. */
+  httpApi: HttpApi | undefined;
   authorizer: ApiAuthorizer;
   /** Accounts whose principals may assume the producer role; none, no role. */
   trustedAccounts?: readonly string[];
+  /** The app's key the ingest queues are encrypted with: sending needs its data keys. */
+  key?: IKey | undefined;
 }
-
-/** The route's path in an execute-api ARN: `{param}` segments become `*`. */
-const arnPath = (path: string) => path.replace(/\{[^}]+\}/g, '*');
 
 /** The route's path for one shard name or prefix (`orders`, `orders-*`); `{seq}` stays `*`. */
 const shardPath = (path: string, shard: string) =>
-  arnPath(path.replace('{shard}', shard.replace(/\*$/, '#')).replace('#', '*'));
+  path
+    .replace('{shard}', shard.replace(/\*$/, '#'))
+    .replace(/\{[^}]+\}/g, '*')
+    .replace('#', '*');
 
 /** Options of `grantProduce`. */
 export interface GrantProduceOptions {
@@ -90,7 +95,8 @@ function shardPatterns(shards: readonly string[] | undefined): string[] {
 
 /** The producers' policy. */
 export class ProducerPolicy extends Construct {
-  readonly policy: ManagedPolicy;
+  /** The managed policy; undefined when producers need no IAM grant (no SQS ingest, JWT API). */
+  readonly policy: ManagedPolicy | undefined;
   /** The role producers of other accounts assume, when accounts are trusted. */
   readonly role: Role | undefined;
   readonly #props: ProducerPolicyProps;
@@ -98,35 +104,25 @@ export class ProducerPolicy extends Construct {
   constructor(scope: Construct, id: string, props: ProducerPolicyProps) {
     super(scope, id);
     this.#props = props;
-    const routeArns = Object.values(ROUTES).map((r) =>
-      props.httpApi.arnForExecuteApi(r.method, arnPath(r.path), '$default'),
+    const routeArns = this.#routeArns(['*']);
+    const statements = this.#grants(routeArns).map(
+      ({ actions, resources }) => new PolicyStatement({ actions, resources }),
     );
-    const statements = [
-      new PolicyStatement({
-        actions: [...PRODUCER_QUEUE_ACTIONS],
-        resources: props.ingestQueues.map((q) => q.queueArn),
-      }),
-    ];
-    // With the JWT authorizer, API access is the identity provider's to grant.
-    if (props.authorizer.kind === 'iam') {
-      statements.push(
-        new PolicyStatement({
-          actions: ['execute-api:Invoke'],
-          resources: routeArns,
-        }),
-      );
+    // No SQS ingest and a JWT-authorized API: producers need no IAM grant at all.
+    if (statements.length === 0) {
+      this.policy = undefined;
+      this.role = undefined;
+      return;
     }
     this.policy = new ManagedPolicy(this, 'Resource', {
       description: 'shardwal producers: put rows (ingest queue, HTTP API) and read shard status',
       statements,
     });
-    if (props.authorizer.kind === 'iam') {
-      acknowledgeWildcardResources(
-        this.policy,
-        routeArns,
-        'Route ARNs carry * for the {shard} and {seq} path parameters: producers choose shard names at run time; method and route are fixed.',
-      );
-    }
+    acknowledgeWildcardResources(
+      this.policy,
+      routeArns,
+      'Route ARNs carry * for the {shard} and {seq} path parameters: producers choose shard names at run time; method and route are fixed.',
+    );
     const accounts = props.trustedAccounts ?? [];
     // The trusted account's administrator decides which of its principals may
     // assume the role (sts:AssumeRole in their own policies).
@@ -141,6 +137,34 @@ export class ProducerPolicy extends Construct {
           });
   }
 
+  /** The route ARNs for shard names or prefixes; none without an IAM-authorized API. */
+  #routeArns(shards: readonly string[]): string[] {
+    const { httpApi, authorizer } = this.#props;
+    // With the JWT authorizer, API access is the identity provider's to grant.
+    if (!httpApi || authorizer.kind !== 'iam') return [];
+    return shards.flatMap((shard) =>
+      Object.values(ROUTES).map((r) =>
+        httpApi.arnForExecuteApi(r.method, shardPath(r.path, shard), '$default'),
+      ),
+    );
+  }
+
+  /** What a producer is granted: the ingest queues (and their key) that exist, and the routes. */
+  #grants(routeArns: string[]): { actions: string[]; resources: string[] }[] {
+    const { ingestQueues, key } = this.#props;
+    const grants: { actions: string[]; resources: string[] }[] = [];
+    if (ingestQueues.length > 0) {
+      grants.push({
+        actions: [...PRODUCER_QUEUE_ACTIONS],
+        resources: ingestQueues.map((q) => q.queueArn),
+      });
+      if (key) grants.push({ actions: [...KEY_SEND_ACTIONS], resources: [key.keyArn] });
+    }
+    if (routeArns.length > 0)
+      grants.push({ actions: ['execute-api:Invoke'], resources: routeArns });
+    return grants;
+  }
+
   /**
    * Grants `grantee` what a producer needs: the ingest queues' actions
    * (`PRODUCER_QUEUE_ACTIONS`) and, with the IAM authorizer, the three routes,
@@ -149,22 +173,18 @@ export class ProducerPolicy extends Construct {
    * acknowledged on the grantee, one route at a time.
    */
   grantProduce(grantee: IGrantable, options: GrantProduceOptions = {}): Grant {
-    const props = this.#props;
-    const shards = shardPatterns(options.shards);
-    let grant = Grant.addToPrincipal({
-      grantee,
-      actions: [...PRODUCER_QUEUE_ACTIONS],
-      resourceArns: props.ingestQueues.map((q) => q.queueArn),
-    });
-    if (props.authorizer.kind !== 'iam') return grant;
-    const routeArns = shards.flatMap((shard) =>
-      Object.values(ROUTES).map((r) =>
-        props.httpApi.arnForExecuteApi(r.method, shardPath(r.path, shard), '$default'),
-      ),
+    const routeArns = this.#routeArns(shardPatterns(options.shards));
+    const grants = this.#grants(routeArns).map(({ actions, resources }) =>
+      Grant.addToPrincipal({ grantee, actions, resourceArns: resources }),
     );
-    grant = grant.combine(
-      Grant.addToPrincipal({ grantee, actions: ['execute-api:Invoke'], resourceArns: routeArns }),
-    );
+    const [first, ...rest] = grants;
+    if (!first) {
+      throw new ContextError(
+        'grantProduce',
+        undefined,
+        'nothing to grant: the service has no SQS ingest, and its HTTP API authorizes with JWT (the identity provider grants access)',
+      );
+    }
     const construct = grantee as Partial<IConstruct>;
     if (construct.node) {
       acknowledgeWildcardResources(
@@ -173,6 +193,6 @@ export class ProducerPolicy extends Construct {
         'shardwal grantProduce: route ARNs carry * for the seq path parameter, and for the shard when the grant covers every shard or a prefix of shard names; method and route are fixed.',
       );
     }
-    return grant;
+    return rest.reduce((all, grant) => all.combine(grant), first);
   }
 }

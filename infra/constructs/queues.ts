@@ -18,6 +18,7 @@
  * 7 days before the redrive policy takes it, and is retained 14 days.
  */
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import {
   DeduplicationScope,
   FifoThroughputLimit,
@@ -59,6 +60,17 @@ export interface QueuesProps {
   ingestBatchingWindow: Duration;
   /** Timeout of the flush worker consuming `flush`. */
   flushConsumerTimeout: Duration;
+  /** Which ingest queues to create (each with its DLQ); the flush and failures queues always exist. */
+  ingest: { standard: boolean; fifo: boolean };
+  /** A customer managed key every queue is encrypted with; unset, SSE-SQS. */
+  key?: IKey | undefined;
+}
+
+/** At-rest encryption of every queue: the app's key, or SSE-SQS (no key for producers to be granted). */
+function encryptionOf(key: IKey | undefined) {
+  return key
+    ? { encryption: QueueEncryption.KMS, encryptionMasterKey: key }
+    : { encryption: QueueEncryption.SQS_MANAGED };
 }
 
 /** Why a dead-letter queue has no redrive policy (cdk-nag acknowledgements). */
@@ -73,11 +85,11 @@ function deadLetterQueue(
   scope: Construct,
   id: string,
   removalPolicy: RemovalPolicy,
+  key: IKey | undefined,
   fifo = false,
 ): Queue {
   const dlq = new Queue(scope, id, {
-    // SSE-SQS: encrypted at rest with no key for producers to be granted.
-    encryption: QueueEncryption.SQS_MANAGED,
+    ...encryptionOf(key),
     enforceSSL: true,
     retentionPeriod: Duration.days(14),
     removalPolicy,
@@ -101,6 +113,7 @@ interface WorkQueueOptions {
   maxReceiveCount: number;
   retentionPeriod?: Duration;
   fifo?: boolean;
+  key: IKey | undefined;
 }
 
 function workQueue(
@@ -108,9 +121,9 @@ function workQueue(
   id: string,
   options: WorkQueueOptions,
 ): { queue: Queue; dlq: Queue } {
-  const dlq = deadLetterQueue(scope, `${id}Dlq`, options.removalPolicy, options.fifo);
+  const dlq = deadLetterQueue(scope, `${id}Dlq`, options.removalPolicy, options.key, options.fifo);
   const queue = new Queue(scope, id, {
-    encryption: QueueEncryption.SQS_MANAGED,
+    ...encryptionOf(options.key),
     enforceSSL: true,
     visibilityTimeout: options.visibilityTimeout,
     deadLetterQueue: { queue: dlq, maxReceiveCount: options.maxReceiveCount },
@@ -134,13 +147,17 @@ function workQueue(
   return { queue, dlq };
 }
 
-/** Ingest (standard and FIFO) and flush queues with their DLQs, and the failures queue. */
+/**
+ * Ingest (standard and FIFO) and flush queues with their DLQs, and the
+ * failures queue. An ingest queue left out (`ingest`) is undefined, and so
+ * is its DLQ.
+ */
 export class Queues extends Construct {
-  readonly ingest: Queue;
-  readonly ingestDlq: Queue;
+  readonly ingest: Queue | undefined;
+  readonly ingestDlq: Queue | undefined;
   /** FIFO ingest: per-shard order through SQS (MessageGroupId = shard). */
-  readonly ingestFifo: Queue;
-  readonly ingestFifoDlq: Queue;
+  readonly ingestFifo: Queue | undefined;
+  readonly ingestFifoDlq: Queue | undefined;
   readonly flush: Queue;
   readonly flushDlq: Queue;
   /**
@@ -158,34 +175,40 @@ export class Queues extends Construct {
       removalPolicy: props.ingestRemovalPolicy,
       maxReceiveCount: INGEST_MAX_RECEIVE_COUNT,
       retentionPeriod: INGEST_RETENTION,
+      key: props.key,
     };
-    const ingest = workQueue(this, 'Ingest', {
-      ...ingestOptions,
-      visibilityTimeout: visibilityTimeoutFor(
-        props.ingestConsumerTimeout,
-        props.ingestBatchingWindow,
-      ),
-    });
-    const ingestFifo = workQueue(this, 'IngestFifo', {
-      ...ingestOptions,
-      // FIFO event sources take no batching window.
-      visibilityTimeout: visibilityTimeoutFor(props.ingestConsumerTimeout),
-      fifo: true,
-    });
+    const ingest = props.ingest.standard
+      ? workQueue(this, 'Ingest', {
+          ...ingestOptions,
+          visibilityTimeout: visibilityTimeoutFor(
+            props.ingestConsumerTimeout,
+            props.ingestBatchingWindow,
+          ),
+        })
+      : undefined;
+    const ingestFifo = props.ingest.fifo
+      ? workQueue(this, 'IngestFifo', {
+          ...ingestOptions,
+          // FIFO event sources take no batching window.
+          visibilityTimeout: visibilityTimeoutFor(props.ingestConsumerTimeout),
+          fifo: true,
+        })
+      : undefined;
     // Flush requests carry no rows (the batches are in the table): nothing to keep.
     const flush = workQueue(this, 'Flush', {
       visibilityTimeout: visibilityTimeoutFor(props.flushConsumerTimeout),
       removalPolicy: RemovalPolicy.DESTROY,
       maxReceiveCount: MAX_RECEIVE_COUNT,
+      key: props.key,
     });
-    this.ingest = ingest.queue;
-    this.ingestDlq = ingest.dlq;
-    this.ingestFifo = ingestFifo.queue;
-    this.ingestFifoDlq = ingestFifo.dlq;
+    this.ingest = ingest?.queue;
+    this.ingestDlq = ingest?.dlq;
+    this.ingestFifo = ingestFifo?.queue;
+    this.ingestFifoDlq = ingestFifo?.dlq;
     this.flush = flush.queue;
     this.flushDlq = flush.dlq;
     // Failure records name the function, the request and the error; no rows.
-    this.failures = deadLetterQueue(this, 'Failures', RemovalPolicy.DESTROY);
+    this.failures = deadLetterQueue(this, 'Failures', RemovalPolicy.DESTROY, props.key);
     // AwsSolutions-SQS3 recognises a DLQ only by another queue's redrive policy;
     // this one is the DLQ of Lambda destinations, schedules and SNS instead.
     Validations.of(this.failures).acknowledge({

@@ -5,7 +5,8 @@
  * segments, keyed snapshot parts and the legacy AOF exports `dump --bucket`
  * reads (`KEY_PATTERNS`) — and `s3:ListBucket`
  * on the bucket, nothing else: no write, no delete, no spilled batch
- * payloads (`spill/`, not a documented format), no DynamoDB table, no KMS (the bucket is S3-managed).
+ * payloads (`spill/`, not a documented format), no DynamoDB table; with the
+ * app's key (`key` prop) the bucket is SSE-KMS, and readers get `kms:Decrypt` on that key.
  * With Iceberg tables on (the `tables` setting) it also gets `tables/*`:
  * what Athena, DuckDB or Spark read of a table under the reader's identity.
  * With the Glue registration (`tableCatalog: 'glue'`) it also gets what
@@ -22,9 +23,11 @@
  * (a function that tails a shard), which adds the same statements to it.
  */
 import { Grant, type IGrantable, ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct, type IConstruct } from 'constructs';
 import { KEY_PATTERNS } from './key-patterns.js';
+import { KEY_READ_ACTIONS } from './key-use.js';
 import { acknowledgeWildcardResources } from './nag.js';
 
 /** The object kinds a reader may get. */
@@ -48,6 +51,8 @@ export interface ReaderPolicyProps {
   tables?: boolean;
   /** The Glue catalog, database and table ARNs of the tables (`GlueTables.arns`), when registered. */
   glueArns?: readonly string[];
+  /** The app's key the bucket is encrypted with: reading needs `kms:Decrypt`. */
+  key?: IKey | undefined;
 }
 
 /** What a reader may do in Glue (Athena's reads of a table's definition). */
@@ -59,10 +64,12 @@ export class ReaderPolicy extends Construct {
   readonly #bucket: IBucket;
   readonly #patterns: readonly string[];
   readonly #glueArns: readonly string[];
+  readonly #key: IKey | undefined;
 
   constructor(scope: Construct, id: string, props: ReaderPolicyProps) {
     super(scope, id);
     this.#bucket = props.bucket;
+    this.#key = props.key;
     this.#patterns = [...READER_KEY_PATTERNS, ...(props.tables ? TABLE_READER_KEY_PATTERNS : [])];
     this.#glueArns = props.glueArns ?? [];
     this.policy = new ManagedPolicy(this, 'Resource', {
@@ -82,7 +89,7 @@ export class ReaderPolicy extends Construct {
    * grantee, one object kind at a time.
    */
   grantRead(grantee: IGrantable): Grant {
-    const [get, list, glue] = this.#statements();
+    const [get, ...rest] = this.#statements();
     const construct = grantee as Partial<IConstruct>;
     if (construct.node) {
       acknowledgeWildcardResources(
@@ -96,13 +103,17 @@ export class ReaderPolicy extends Construct {
       actions: get!.actions,
       resourceArns: get!.resources,
     });
-    const listed = objects.combine(
-      Grant.addToPrincipal({ grantee, actions: list!.actions, resourceArns: list!.resources }),
-    );
-    if (!glue) return listed;
-    return listed.combine(
-      Grant.addToPrincipal({ grantee, actions: glue.actions, resourceArns: glue.resources }),
-    );
+    let granted = objects;
+    for (const statement of rest) {
+      granted = granted.combine(
+        Grant.addToPrincipal({
+          grantee,
+          actions: statement.actions,
+          resourceArns: statement.resources,
+        }),
+      );
+    }
+    return granted;
   }
 
   #statements(): PolicyStatement[] {
@@ -119,6 +130,9 @@ export class ReaderPolicy extends Construct {
               resources: [...this.#glueArns],
             }),
           ]
+        : []),
+      ...(this.#key
+        ? [new PolicyStatement({ actions: [...KEY_READ_ACTIONS], resources: [this.#key.keyArn] })]
         : []),
     ];
   }

@@ -33,7 +33,8 @@ export interface ResourceAlarmTargets {
   functions: Deployed<NodejsFunction>;
   queues: Queues;
   table: ITable;
-  httpApi: HttpApi;
+  /** Undefined when the service has no HTTP API. */
+  httpApi: HttpApi | undefined;
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -72,6 +73,7 @@ export function addResourceAlarms(add: AddAlarm, t: ResourceAlarmTargets): void 
     ],
   ] as const;
   for (const [name, dlq, why] of dlqs) {
+    if (!dlq) continue; // an ingest queue left out
     add(
       `${name}DlqDepth`,
       dlq.metricApproximateNumberOfMessagesVisible({
@@ -95,6 +97,7 @@ export function addResourceAlarms(add: AddAlarm, t: ResourceAlarmTargets): void 
     ['IngestQueueAge', t.queues.ingest],
     ['IngestFifoQueueAge', t.queues.ingestFifo],
   ] as const) {
+    if (!queue) continue;
     add(
       id,
       queue.metricApproximateAgeOfOldestMessage({
@@ -145,19 +148,22 @@ export function addResourceAlarms(add: AddAlarm, t: ResourceAlarmTargets): void 
     { evaluationPeriods: 2 },
   );
 
-  add(
-    'Api5xx',
-    new MathExpression({
-      expression: `IF(requests >= ${ALARM_LIMITS.api5xxMinRequests}, 100 * FILL(errors, 0) / requests, 0)`,
-      usingMetrics: {
-        errors: t.httpApi.metricServerError({ statistic: Stats.SUM, period: FIVE_MINUTES }),
-        requests: t.httpApi.metricCount({ statistic: Stats.SUM, period: FIVE_MINUTES }),
-      },
-      period: FIVE_MINUTES,
-      label: '5xx %',
-    }),
-    ALARM_LIMITS.api5xxPercent,
-    `${ALARM_LIMITS.api5xxPercent}% or more of the API's requests (over ${ALARM_LIMITS.api5xxMinRequests} a period) answered 5xx in two 5-minute periods running: put-http or status-http fail or time out, or shards are poisoned (503).`,
-    { evaluationPeriods: 2 },
-  );
+  const api = t.httpApi;
+  if (api) {
+    add(
+      'Api5xx',
+      new MathExpression({
+        expression: `IF(requests >= ${ALARM_LIMITS.api5xxMinRequests}, 100 * FILL(errors, 0) / requests, 0)`,
+        usingMetrics: {
+          errors: api.metricServerError({ statistic: Stats.SUM, period: FIVE_MINUTES }),
+          requests: api.metricCount({ statistic: Stats.SUM, period: FIVE_MINUTES }),
+        },
+        period: FIVE_MINUTES,
+        label: '5xx %',
+      }),
+      ALARM_LIMITS.api5xxPercent,
+      `${ALARM_LIMITS.api5xxPercent}% or more of the API's requests (over ${ALARM_LIMITS.api5xxMinRequests} a period) answered 5xx in two 5-minute periods running: put-http or status-http fail or time out, or shards are poisoned (503).`,
+      { evaluationPeriods: 2 },
+    );
+  }
 }

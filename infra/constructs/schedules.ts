@@ -15,6 +15,7 @@
  */
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import {
@@ -29,6 +30,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { SchedulePlan } from '../../lib/ticker/schedule-plan.js';
 import { TICKER_SCHEDULED_TIME_FIELD } from '../../lib/ticker/scheduled-tick.js';
+import { grantKeyUse, KEY_SEND_ACTIONS } from './key-use.js';
 import { acknowledgeWildcardResources } from './nag.js';
 
 /**
@@ -100,6 +102,8 @@ export interface SchedulesProps {
   failures: IQueue;
   /** The table committer and its commit period (whole minutes), with tables on. */
   tables?: { fn: IFunction; commitEveryMinutes: number };
+  /** The app's key `failures` is encrypted with: each schedule's role may encrypt for it. */
+  key?: IKey | undefined;
 }
 
 /** The schedules: three, and two more with tables on. */
@@ -112,8 +116,11 @@ export class Schedules extends Construct {
   /** The hourly table maintenance; undefined with tables off. */
   readonly tableMaintain: Schedule | undefined;
 
+  readonly #key: IKey | undefined;
+
   constructor(scope: Construct, id: string, props: SchedulesProps) {
     super(scope, id);
+    this.#key = props.key;
     const onFailure = new SqsDestination(props.failures);
     const minute = Duration.minutes(1);
 
@@ -221,7 +228,9 @@ export class Schedules extends Construct {
    * account's default schedule group only. The L2 grants the role
    * `lambda:InvokeFunction` on the function and on `<function>:*` (versions
    * and aliases); cdk-nag IAM5 reports the latter, acknowledged here. The
-   * dead-letter queue adds `sqs:SendMessage` on that one queue.
+   * dead-letter queue adds `sqs:SendMessage` on that one queue, and with
+   * the app's key, the key's use (the L2 grants no KMS action: without it,
+   * dead letters to an encrypted queue would fail unseen).
    */
   private invoke(id: string, fn: IFunction, options: ScheduleTargetBaseProps): LambdaInvoke {
     const stack = Stack.of(this);
@@ -239,6 +248,7 @@ export class Schedules extends Construct {
         },
       }),
     });
+    if (this.#key) grantKeyUse(this.#key, role, KEY_SEND_ACTIONS);
     acknowledgeWildcardResources(
       role,
       [`${fn.functionArn}:*`],

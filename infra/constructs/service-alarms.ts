@@ -102,15 +102,18 @@ export function addServiceAlarms(scope: Construct, add: AddAlarm, t: ServiceAlar
     1,
     'A shard is poisoned (its record and S3 diverged, or an append failed terminally); puts to it get 503 until it is rebuilt (docs/deploy.md).',
   );
-  add(
-    'IngestHeldBack',
-    t.metric(Metric.ingestHeldBackAgeMs, {
-      statistic: Stats.MAXIMUM,
-      period: Duration.minutes(ALARM_LIMITS.ingestHeldBackPeriodMinutes),
-    }),
-    ALARM_LIMITS.ingestHeldBackAgeMs,
-    `An SQS put has been held back for ${ALARM_LIMITS.ingestHeldBackAgeMs / 60_000} minutes or more: its shard stays poisoned or over its buffer limit, or a dependency keeps failing. It keeps coming back every 15 minutes for up to 7 days, then goes to the dead-letter queue; the put-sqs log line "message not buffered; held back for a retry" names the shard's error.`,
-  );
+  // Only SQS puts are held back: no SQS ingest, no alarm.
+  if (t.functions.byName.putSqs) {
+    add(
+      'IngestHeldBack',
+      t.metric(Metric.ingestHeldBackAgeMs, {
+        statistic: Stats.MAXIMUM,
+        period: Duration.minutes(ALARM_LIMITS.ingestHeldBackPeriodMinutes),
+      }),
+      ALARM_LIMITS.ingestHeldBackAgeMs,
+      `An SQS put has been held back for ${ALARM_LIMITS.ingestHeldBackAgeMs / 60_000} minutes or more: its shard stays poisoned or over its buffer limit, or a dependency keeps failing. It keeps coming back every 15 minutes for up to 7 days, then goes to the dead-letter queue; the put-sqs log line "message not buffered; held back for a retry" names the shard's error.`,
+    );
+  }
   add(
     'ShardsPoisoned',
     t.metric(Metric.shardsPoisoned, { statistic: Stats.SUM, period: fiveMinutes }),

@@ -14,6 +14,7 @@ import {
   Table,
   TableEncryption,
 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import {
   BlockPublicAccess,
   Bucket,
@@ -75,6 +76,8 @@ export interface StorageProps {
   removalPolicy?: RemovalPolicy | undefined;
   /** The table's deletion protection; default on. */
   deletionProtection?: boolean | undefined;
+  /** A customer managed key for the table and the data bucket; unset, AWS managed (table) and SSE-S3. */
+  key?: IKey | undefined;
 }
 
 /** The table and the bucket. */
@@ -103,7 +106,7 @@ export class Storage extends Construct {
       );
       return;
     }
-    const { bucket, accessLogBucket } = this.#createBuckets(removalPolicy);
+    const { bucket, accessLogBucket } = this.#createBuckets(removalPolicy, props.key);
     this.ownBucket = bucket;
     this.bucket = bucket;
     this.accessLogBucket = accessLogBucket;
@@ -117,8 +120,10 @@ export class Storage extends Construct {
       ...tableBilling(props.capacity),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: props.deletionProtection ?? true,
-      // The aws/dynamodb key: KMS-audited access at no key cost.
-      encryption: TableEncryption.AWS_MANAGED,
+      // The aws/dynamodb key: KMS-audited access at no key cost; or the app's own key.
+      ...(props.key
+        ? { encryption: TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.key }
+        : { encryption: TableEncryption.AWS_MANAGED }),
       timeToLiveAttribute: TABLE_LAYOUT.ttlAttribute,
       removalPolicy,
     });
@@ -145,9 +150,14 @@ export class Storage extends Construct {
     return table;
   }
 
-  #createBuckets(removalPolicy: RemovalPolicy): { bucket: Bucket; accessLogBucket: Bucket } {
+  #createBuckets(
+    removalPolicy: RemovalPolicy,
+    key: IKey | undefined,
+  ): { bucket: Bucket; accessLogBucket: Bucket } {
     // The data bucket's server access logs. cdk-nag S1 holds this bucket
-    // compliant as the destination; logging it to itself would loop.
+    // compliant as the destination; logging it to itself would loop. SSE-S3
+    // even with the app's key: S3 delivers server access logs only to a
+    // bucket encrypted with SSE-S3.
     const accessLogBucket = new Bucket(this, 'AccessLogs', {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
@@ -165,8 +175,12 @@ export class Storage extends Construct {
       // SSE-S3, not SSE-KMS: the cost model counts one PUT per active shard per
       // tick; KMS would add a billed request per PUT/GET and a key policy to
       // keep in step, for no access control that the prefix-scoped IAM grants
-      // do not already give.
-      encryption: BucketEncryption.S3_MANAGED,
+      // do not already give. With the app's key (an organisation's rule), a
+      // bucket key lets S3 reuse a bucket-level data key instead of calling
+      // KMS for every PUT and GET.
+      ...(key
+        ? { encryption: BucketEncryption.KMS, encryptionKey: key, bucketKeyEnabled: true }
+        : { encryption: BucketEncryption.S3_MANAGED }),
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       // WAL objects are written create-if-absent and never overwritten, so
       // versioning costs nothing for live objects; it only keeps the versions

@@ -336,9 +336,9 @@ describe('grantLeastPrivilege', () => {
   });
 
   it('lets only put-sqs send to the ingest dead-letter queues (its permanent refusals)', () => {
-    expect(sendersTo(s.service.queues.ingestDlq)).toEqual(['putSqs']);
-    expect(sendersTo(s.service.queues.ingestFifoDlq)).toEqual(['putSqs']);
-    expect(sendersTo(s.service.queues.ingest)).toEqual([]);
+    expect(sendersTo(s.service.queues.ingestDlq!)).toEqual(['putSqs']);
+    expect(sendersTo(s.service.queues.ingestFifoDlq!)).toEqual(['putSqs']);
+    expect(sendersTo(s.service.queues.ingest!)).toEqual([]);
   });
 
   it('lets only the scheduled functions report their failures to the failures queue', () => {
@@ -385,14 +385,14 @@ describe('ProducerPolicy', () => {
     expect(principals).toContain(':iam::111122223333:root');
     expect(principals).toContain(':iam::444455556666:root');
     expect(role.Properties.ManagedPolicyArns).toEqual([
-      { Ref: logicalIdOf(x.service.producers.policy) },
+      { Ref: logicalIdOf(x.service.producers.policy!) },
     ]);
     expect(role.Properties.Policies).toBeUndefined();
     expect(x.template.toJSON().Outputs.ProducerRoleArn).toBeDefined();
   });
 
   it('allows sending to the ingest queues, reading their size limit, and invoking exactly the three routes', () => {
-    const policy = s.template.toJSON().Resources[logicalIdOf(s.service.producers.policy)];
+    const policy = s.template.toJSON().Resources[logicalIdOf(s.service.producers.policy!)];
     const statements = policy!.Properties.PolicyDocument.Statement as Statement[];
     expect(actionsOf(statements).sort()).toEqual([
       'execute-api:Invoke',

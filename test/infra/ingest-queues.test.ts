@@ -35,7 +35,7 @@ function resolveInput(input: unknown): string {
 describe('ShardwalService', () => {
   describe('FIFO ingest queue', () => {
     it('is FIFO, per-group (= per-shard) throughput and deduplication, no content-based deduplication', () => {
-      expect(resource(s.service.queues.ingestFifo).Properties).toMatchObject({
+      expect(resource(s.service.queues.ingestFifo!).Properties).toMatchObject({
         FifoQueue: true,
         ContentBasedDeduplication: false,
         DeduplicationScope: 'messageGroup',
@@ -43,33 +43,33 @@ describe('ShardwalService', () => {
         MessageRetentionPeriod: HOLD_BACK.retentionSeconds,
         SqsManagedSseEnabled: true,
       });
-      expect(resource(s.service.queues.ingestFifoDlq).Properties).toMatchObject({
+      expect(resource(s.service.queues.ingestFifoDlq!).Properties).toMatchObject({
         FifoQueue: true,
       });
-      expect(resource(s.service.queues.ingestFifo).DeletionPolicy).toBe('Retain');
-      expect(resource(s.service.queues.ingestFifoDlq).DeletionPolicy).toBe('Retain');
+      expect(resource(s.service.queues.ingestFifo!).DeletionPolicy).toBe('Retain');
+      expect(resource(s.service.queues.ingestFifoDlq!).DeletionPolicy).toBe('Retain');
     });
 
     it('is an output beside the standard queue', () => {
       expect(s.template.toJSON().Outputs.IngestFifoQueueUrl.Value).toEqual({
-        Ref: logicalIdOf(s.service.queues.ingestFifo),
+        Ref: logicalIdOf(s.service.queues.ingestFifo!),
       });
     });
 
     it('lets producers send to both ingest queues, and nothing else of SQS', () => {
-      const policy = s.template.toJSON().Resources[logicalIdOf(s.service.producers.policy)];
+      const policy = s.template.toJSON().Resources[logicalIdOf(s.service.producers.policy!)];
       const statements = policy!.Properties.PolicyDocument.Statement as Statement[];
       const send = statements.find((st) => actionsOf([st]).includes('sqs:SendMessage'))!;
       expect(send.Resource).toEqual([
-        { 'Fn::GetAtt': [logicalIdOf(s.service.queues.ingest), 'Arn'] },
-        { 'Fn::GetAtt': [logicalIdOf(s.service.queues.ingestFifo), 'Arn'] },
+        { 'Fn::GetAtt': [logicalIdOf(s.service.queues.ingest!), 'Arn'] },
+        { 'Fn::GetAtt': [logicalIdOf(s.service.queues.ingestFifo!), 'Arn'] },
       ]);
     });
   });
 
   describe('put-sqs', () => {
     it('may hold back messages on both ingest queues (the event sources grant ChangeMessageVisibility)', () => {
-      for (const queue of [s.service.queues.ingest, s.service.queues.ingestFifo]) {
+      for (const queue of [s.service.queues.ingest!, s.service.queues.ingestFifo!]) {
         const arn = JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(queue), 'Arn'] });
         const grants = statementsOf(s, 'putSqs').filter((st) =>
           (Array.isArray(st.Resource) ? st.Resource : [st.Resource]).some(

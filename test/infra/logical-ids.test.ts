@@ -39,10 +39,10 @@ describe('ShardwalStack', () => {
         table: logicalIdOf(storage.table),
         bucket: logicalIdOf(storage.bucket),
         accessLogBucket: logicalIdOf(storage.accessLogBucket!),
-        ingest: logicalIdOf(queues.ingest),
-        ingestDlq: logicalIdOf(queues.ingestDlq),
-        ingestFifo: logicalIdOf(queues.ingestFifo),
-        ingestFifoDlq: logicalIdOf(queues.ingestFifoDlq),
+        ingest: logicalIdOf(queues.ingest!),
+        ingestDlq: logicalIdOf(queues.ingestDlq!),
+        ingestFifo: logicalIdOf(queues.ingestFifo!),
+        ingestFifoDlq: logicalIdOf(queues.ingestFifoDlq!),
         flush: logicalIdOf(queues.flush),
         flushDlq: logicalIdOf(queues.flushDlq),
       }).toEqual({
@@ -76,8 +76,8 @@ describe('ShardwalStack', () => {
 
     it('keeps the API, functions and schedules in place too (the service id is hidden)', () => {
       // Not pinned: kept by the `Default` service id, so an upgrade updates them in place.
-      expect(logicalIdOf(s.service.api.httpApi)).toBe('ApiHttpApi4C294DC0');
-      expect(logicalIdOf(s.service.functions.byName.putHttp)).toBe('FunctionsputHttp0F0388D0');
+      expect(logicalIdOf(s.service.api!.httpApi)).toBe('ApiHttpApi4C294DC0');
+      expect(logicalIdOf(s.service.functions.byName.putHttp!)).toBe('FunctionsputHttp0F0388D0');
       expect(logicalIdOf(s.service.schedules.ticker)).toBe('SchedulesFlushTickerD3B015FA');
     });
 
@@ -86,8 +86,8 @@ describe('ShardwalStack', () => {
         ingestFifoQueue: 'AdoptedFifo',
         ingestFifoDlq: 'AdoptedFifoDlq',
       });
-      expect(logicalIdOf(service.queues.ingestFifo)).toBe('AdoptedFifo');
-      expect(logicalIdOf(service.queues.ingestFifoDlq)).toBe('AdoptedFifoDlq');
+      expect(logicalIdOf(service.queues.ingestFifo!)).toBe('AdoptedFifo');
+      expect(logicalIdOf(service.queues.ingestFifoDlq!)).toBe('AdoptedFifoDlq');
     });
   });
 });

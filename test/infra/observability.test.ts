@@ -173,7 +173,7 @@ describe('Alarms', () => {
   describe('resources', () => {
     it('alarms on a message in either dead-letter queue or the failures queue', () => {
       for (const [id, q] of [
-        ['ingestDlqDepth', s.service.queues.ingestDlq],
+        ['ingestDlqDepth', s.service.queues.ingestDlq!],
         ['flushDlqDepth', s.service.queues.flushDlq],
         ['FailuresDepth', s.service.queues.failures],
       ] as const) {
@@ -190,7 +190,7 @@ describe('Alarms', () => {
     it('alarms when the oldest ingest message has waited 5 minutes, twice running', () => {
       expect(alarm(s, 'IngestQueueAge')).toMatchObject({
         MetricName: 'ApproximateAgeOfOldestMessage',
-        Dimensions: [queueName(s.service.queues.ingest)],
+        Dimensions: [queueName(s.service.queues.ingest!)],
         Statistic: 'Maximum',
         Threshold: 300,
         EvaluationPeriods: 2,
@@ -255,7 +255,7 @@ describe('Alarms', () => {
       });
       expect(stats.requests?.Metric).toMatchObject({ MetricName: 'Count' });
       expect(stats.errors?.Metric.Dimensions).toEqual([
-        { Name: 'ApiId', Value: { Ref: logicalIdOf(s.service.api.httpApi) } },
+        { Name: 'ApiId', Value: { Ref: logicalIdOf(s.service.api!.httpApi) } },
       ]);
       expect(api5xx).toMatchObject({ Threshold: 5, EvaluationPeriods: 2 });
     });

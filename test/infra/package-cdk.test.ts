@@ -5,9 +5,13 @@
  * node_modules as an app would have them), and docs/deploy.md's construct
  * example, extracted from the doc, type-checked against the shipped
  * declarations and run: a Stage with a concrete env, cdk-nag's packs on,
- * bring-your-own alarm topic and bucket, a service without its dashboard,
- * and `grantProduce` narrowed to a shard prefix. The synthesized template is
- * then read statement by statement.
+ * bring-your-own KMS key, alarm topic, bucket and table, a service with its
+ * HTTP API, standard SQS queue and dashboard left out, and `grantProduce`
+ * (narrowed to a shard prefix, and on the lean service). The synthesized
+ * template is then read statement by statement. Then a second app from the
+ * package alone holds the same two shapes of service in every env shape
+ * (env-agnostic, account only, region only, both; in a Stage and not) and
+ * reports cdk-nag's findings: none may be unacknowledged.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -33,6 +37,56 @@ async function deployDocExample(): Promise<string> {
   return block[1]!;
 }
 
+/**
+ * A consumer app of the package alone: for every env shape, in a Stage and
+ * not, a service with every part and a lean one on the app's key, bucket and
+ * table with parts left out, each granted to a producer and a reader;
+ * prints each shape's unacknowledged cdk-nag findings (AwsSolutions and
+ * Serverless) as JSON.
+ */
+const ENV_MATRIX = `
+import { App, Stack, Stage } from 'aws-cdk-lib';
+import { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AccountRootPrincipal, Role } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
+import { ShardwalService, shardwalNagPacks } from 'shardwal/cdk';
+
+const envs = {
+  'env-agnostic': undefined,
+  'account only': { account: '123456789012' },
+  'region only': { region: 'eu-west-1' },
+  'account and region': { account: '123456789012', region: 'eu-west-1' },
+};
+const report = {};
+for (const [name, env] of Object.entries(envs)) {
+  for (const inStage of [false, true]) {
+    const app = new App();
+    const scope = inStage ? new Stage(app, 'Prod') : app;
+    const stack = new Stack(scope, 'Ingest', env ? { env } : {});
+    const full = new ShardwalService(stack, 'Full', { stage: 'full', producerAccounts: ['111122223333'] });
+    const lean = new ShardwalService(stack, 'Lean', {
+      stage: 'lean',
+      alarmEmail: 'oncall@example.com',
+      key: new Key(stack, 'DataKey', { enableKeyRotation: true }),
+      bucket: Bucket.fromBucketName(stack, 'Rows', 'acme-rows'),
+      table: Table.fromTableName(stack, 'Batches', 'acme-batches'),
+      httpApi: false,
+      sqsIngest: false,
+      dashboard: false,
+    });
+    for (const service of [full, lean]) {
+      service.grantProduce(new Role(service, 'Producer', { assumedBy: new AccountRootPrincipal() }), { shards: ['orders-*'] });
+      service.grantRead(new Role(service, 'Reader', { assumedBy: new AccountRootPrincipal() }));
+    }
+    report[name + (inStage ? ' in a Stage' : '')] = shardwalNagPacks(scope).flatMap((pack) =>
+      pack.validateScope(scope).violations.map((v) => v.severity + ' ' + v.ruleName),
+    );
+  }
+}
+console.log(JSON.stringify(report));
+`;
+
 interface CfnResource {
   Type: string;
   DeletionPolicy?: string;
@@ -45,6 +99,8 @@ let work: string;
 let consumer: string;
 let resources: Record<string, CfnResource>;
 let synthFailure: Error | undefined;
+let matrix: Record<string, string[]> | undefined;
+let matrixFailure: Error | undefined;
 
 beforeAll(async () => {
   work = await mkdtemp(path.join(os.tmpdir(), 'shardwal-pack-cdk-'));
@@ -70,7 +126,19 @@ beforeAll(async () => {
   } catch (error) {
     synthFailure = error as Error;
   }
-}, 600_000);
+  await writeFile(path.join(consumer, 'matrix.mjs'), ENV_MATRIX);
+  try {
+    const { stdout } = await run(process.execPath, ['matrix.mjs'], {
+      cwd: consumer,
+      env: { ...process.env, CDK_OUTDIR: path.join(consumer, 'matrix.out') },
+      timeout: 300_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    matrix = JSON.parse(stdout.trim().split('\n').pop()!);
+  } catch (error) {
+    matrixFailure = error as Error;
+  }
+}, 900_000);
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
@@ -85,7 +153,7 @@ describe('shardwal/cdk, installed from the packed tarball', () => {
       const stderr = (synthFailure as Error & { stderr?: string }).stderr ?? '';
       throw new Error(`the example failed:\n${stderr.split('\n').slice(-30).join('\n')}`);
     }
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(14);
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(12);
   });
 
   it('type-checks the example against the shipped declarations', async () => {
@@ -111,17 +179,73 @@ describe('shardwal/cdk, installed from the packed tarball', () => {
     const roles = ofType('AWS::IAM::Role').filter(([, r]) =>
       JSON.stringify(r.Properties.AssumeRolePolicyDocument).includes('lambda.amazonaws.com'),
     );
-    expect(roles).toHaveLength(14);
+    expect(roles).toHaveLength(12);
     for (const [, role] of roles) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
   });
 
-  it('sends every alarm to the brought pager topic, and creates no topic', () => {
+  it('leaves out what the lean service does not use: its API, HTTP handlers, standard queue, dashboard', () => {
+    const audit = (type: string) => ofType(type).filter(([id]) => id.startsWith('Audit'));
+    const handlers = audit('AWS::Lambda::Function').map(([, f]) => f.Properties.Description);
+    expect(handlers.sort()).toEqual(
+      ['export', 'flush-tick', 'flush-worker', 'put-sqs', 'recover'].map((h) => `shardwal ${h}`),
+    );
+    expect(audit('AWS::ApiGatewayV2::Api')).toEqual([]);
+    const queues = audit('AWS::SQS::Queue').map(([id]) => id);
+    expect(queues.filter((id) => /^AuditQueuesIngest(?!Fifo)/.test(id))).toEqual([]);
+    expect(queues.filter((id) => id.startsWith('AuditQueuesIngestFifo'))).toHaveLength(2);
+    expect(ofType('AWS::CloudWatch::Dashboard')).toHaveLength(1);
+    expect(ofType('AWS::ApiGatewayV2::Api')).toHaveLength(1);
+  });
+
+  it('sends the full service alarms to the brought pager, the lean one to its own topic on the key', () => {
     const alarms = ofType('AWS::CloudWatch::Alarm');
-    expect(alarms.length).toBeGreaterThan(40);
-    for (const [, alarm] of alarms) {
+    const toPager = alarms.filter(([id]) => id.startsWith('Orders'));
+    expect(toPager.length).toBeGreaterThan(20);
+    for (const [, alarm] of toPager) {
       expect(alarm.Properties.AlarmActions).toEqual(['arn:aws:sns:eu-west-1:123456789012:pager']);
     }
-    expect(ofType('AWS::SNS::Topic')).toEqual([]);
+    const topics = ofType('AWS::SNS::Topic');
+    expect(topics).toHaveLength(1);
+    const [topicId, topic] = topics[0]!;
+    expect(topicId).toMatch(/^Audit/);
+    const keyId = ofType('AWS::KMS::Key')[0]![0];
+    expect(topic.Properties.KmsMasterKeyId).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
+    for (const [id, alarm] of alarms.filter(([id]) => id.startsWith('Audit'))) {
+      expect(alarm.Properties.AlarmActions, id).toEqual([{ Ref: topicId }]);
+    }
+  });
+
+  it('lets CloudWatch publish to the encrypted topic: the topic policy and the key policy', () => {
+    const [, topicPolicy] = ofType('AWS::SNS::TopicPolicy')[0]!;
+    const publish = (
+      topicPolicy.Properties.PolicyDocument as {
+        Statement: { Effect: string; Action: unknown; Principal?: unknown }[];
+      }
+    ).Statement.find((st) => st.Effect === 'Allow');
+    expect(publish).toMatchObject({
+      Action: 'sns:Publish',
+      Principal: { Service: 'cloudwatch.amazonaws.com' },
+    });
+    const [, key] = ofType('AWS::KMS::Key')[0]!;
+    const statements = (key.Properties.KeyPolicy as { Statement: Record<string, unknown>[] })
+      .Statement;
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+      }),
+    );
+  });
+
+  it('encrypts the created table, data bucket and every queue with the brought key', () => {
+    const keyRef = { 'Fn::GetAtt': [ofType('AWS::KMS::Key')[0]![0], 'Arn'] };
+    const [[, table]] = ofType('AWS::DynamoDB::Table') as [[string, CfnResource]];
+    expect(JSON.stringify(table.Properties.SSESpecification)).toContain(JSON.stringify(keyRef));
+    const data = ofType('AWS::S3::Bucket').filter(([, b]) => b.Properties.VersioningConfiguration);
+    expect(JSON.stringify(data[0]![1].Properties.BucketEncryption)).toContain('aws:kms');
+    for (const [, queue] of ofType('AWS::SQS::Queue')) {
+      expect(queue.Properties.KmsMasterKeyId).toEqual(keyRef);
+    }
   });
 
   it('narrows grantProduce to the shard prefix over HTTP and grants the ingest queues whole', () => {
@@ -132,22 +256,43 @@ describe('shardwal/cdk, installed from the packed tarball', () => {
     expect(text).toContain('/$default/GET/v1/shards/checkout-*/seqs/*');
     expect(text).not.toContain('/v1/shards/*/rows');
     expect(text).toContain('sqs:GetQueueAttributes');
+    expect(text).toContain('kms:GenerateDataKey');
   });
 
-  it('creates one data bucket (with its log bucket) and leaves the brought one alone', () => {
+  it('grants the lean service producer its FIFO queue and the key only: no route, no absent queue', () => {
+    const policies = ofType('AWS::IAM::Policy').filter(([id]) => id.startsWith('Ledger'));
+    expect(policies).toHaveLength(1);
+    const { Statement } = policies[0]![1].Properties.PolicyDocument!;
+    const text = JSON.stringify(Statement);
+    expect(text).not.toContain('execute-api');
+    const sqs = Statement.filter((st) => JSON.stringify(st.Action).includes('sqs:SendMessage'));
+    expect(sqs).toHaveLength(1);
+    expect(JSON.stringify(sqs[0]!.Resource)).toMatch(/"AuditQueuesIngestFifo[0-9A-F]{8}"/);
+    expect(text).toContain('kms:GenerateDataKey');
+  });
+
+  it('creates one data bucket (with its log bucket) and one table, and leaves the brought ones alone', () => {
     expect(ofType('AWS::S3::Bucket')).toHaveLength(2);
+    expect(ofType('AWS::DynamoDB::Table')).toHaveLength(1);
     const readers = ofType('AWS::IAM::ManagedPolicy').map(([, p]) => JSON.stringify(p.Properties));
     expect(readers.some((p) => p.includes(':s3:::acme-audit-rows/shards/*/wal/*'))).toBe(true);
   });
 
-  it('leaves out the dashboard where asked', () => {
-    expect(ofType('AWS::CloudWatch::Dashboard')).toHaveLength(1);
+  it('deletes the lean service queues built with removalPolicy DESTROY, and keeps the other ingest queues', () => {
+    const policies = (prefix: string) =>
+      ofType('AWS::SQS::Queue')
+        .filter(([id]) => id.startsWith(prefix))
+        .map(([, q]) => q.DeletionPolicy);
+    expect(policies('AuditQueuesIngestFifo')).toEqual(['Delete', 'Delete']);
+    expect(policies('OrdersQueuesIngest')).toEqual(['Retain', 'Retain', 'Retain', 'Retain']);
   });
 
-  it('deletes the service built with removalPolicy DESTROY, and keeps the other', () => {
-    const tables = ofType('AWS::DynamoDB::Table')
-      .map(([, t]) => t.DeletionPolicy)
-      .sort();
-    expect(tables).toEqual(['Delete', 'Retain']);
+  it('leaves no unacknowledged cdk-nag finding in any env shape, in a Stage or not', () => {
+    if (matrixFailure) {
+      const stderr = (matrixFailure as Error & { stderr?: string }).stderr ?? '';
+      throw new Error(`the env matrix failed:\n${stderr.split('\n').slice(-30).join('\n')}`);
+    }
+    expect(Object.keys(matrix!)).toHaveLength(8);
+    for (const [shape, findings] of Object.entries(matrix!)) expect(findings, shape).toEqual([]);
   });
 });

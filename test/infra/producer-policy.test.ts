@@ -39,7 +39,7 @@ beforeAll(() => {
 
 /** The producer policy's statements. */
 function producerStatements(): Statement[] {
-  const policy = s.template.toJSON().Resources[logicalIdOf(s.service.producers.policy)];
+  const policy = s.template.toJSON().Resources[logicalIdOf(s.service.producers.policy!)];
   return policy.Properties.PolicyDocument.Statement as Statement[];
 }
 
@@ -49,7 +49,7 @@ describe('ProducerPolicy', () => {
     ['FIFO', 'https://sqs.eu-west-1.amazonaws.com/123456789012/ingest.fifo'],
   ] as const) {
     it(`allows every SQS action the SQS producer sends to the ${name} ingest queue`, async () => {
-      const queue = name === 'FIFO' ? s.service.queues.ingestFifo : s.service.queues.ingest;
+      const queue = name === 'FIFO' ? s.service.queues.ingestFifo! : s.service.queues.ingest!;
       const arn = JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(queue), 'Arn'] });
       const allowed = producerStatements()
         .filter((st) => JSON.stringify(st.Resource).includes(arn))

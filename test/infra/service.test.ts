@@ -13,7 +13,9 @@ import {
   addShardwalChecks,
   ContextError,
   NO_ALARM_DESTINATION_WARNING,
+  PropError,
   ShardwalService,
+  type ShardwalServiceProps,
 } from '../../infra/index.js';
 import { ConfigError } from '../../lib/errors.js';
 import { INLINE_CODE, nagReport } from './support.js';
@@ -66,11 +68,14 @@ describe('ShardwalService', () => {
       const prodStack = new Stack(app, 'IngestProd');
       const stagingStack = new Stack(app, 'IngestStaging');
       prod = new ShardwalService(prodStack, 'Shardwal', {
-        settings: { stage: 'prod', alarmEmail: 'oncall@example.com' },
+        stage: 'prod',
+        alarmEmail: 'oncall@example.com',
         functionCode: INLINE_CODE,
       });
       staging = new ShardwalService(stagingStack, 'Shardwal', {
-        settings: { stage: 'staging', flushIntervalMs: 10_000, reservedConcurrency: 'off' },
+        stage: 'staging',
+        flushIntervalMs: 10_000,
+        reservedConcurrency: false,
         alarmTopic: new Topic(stagingStack, 'Pager', { enforceSSL: true }),
         functionCode: INLINE_CODE,
       });
@@ -129,11 +134,13 @@ describe('ShardwalService', () => {
       const app = new App();
       const stack = new Stack(app, 'Both');
       const a = new ShardwalService(stack, 'A', {
-        settings: { stage: 'a', alarmEmail: 'a@example.com' },
+        stage: 'a',
+        alarmEmail: 'a@example.com',
         functionCode: INLINE_CODE,
       });
       const b = new ShardwalService(stack, 'B', {
-        settings: { stage: 'b', alarmEmail: 'b@example.com' },
+        stage: 'b',
+        alarmEmail: 'b@example.com',
         functionCode: INLINE_CODE,
       });
       addShardwalChecks(app);
@@ -176,24 +183,52 @@ describe('ShardwalService', () => {
       expect(new ShardwalService(stack, 'S', { functionCode: INLINE_CODE }).stage).toBe('Orders');
     });
 
-    it('validates the settings at synth as the context is validated, naming the prop', () => {
+    it('validates the typed props at synth by the context rules, naming the prop', () => {
       const stack = new Stack(new App(), 'Bad');
-      const thrown = (settings: Record<string, unknown>) => {
+      const thrown = (props: Record<string, unknown>) => {
         try {
-          new ShardwalService(stack, `S${Math.random()}`, { settings, functionCode: INLINE_CODE });
+          new ShardwalService(stack, `S${Math.random()}`, { ...props, functionCode: INLINE_CODE });
         } catch (error) {
           return error as Error;
         }
         throw new Error('no error');
       };
       const interval = thrown({ flushIntervalMs: 0 });
-      expect(interval).toBeInstanceOf(ContextError);
-      expect(interval.message).toBe(
-        'ShardwalService props.settings.flushIntervalMs=0: expected at least 1',
-      );
+      expect(interval).toBeInstanceOf(PropError);
+      expect(interval.message).toBe('ShardwalService props.flushIntervalMs=0: expected at least 1');
       expect(interval.cause).toBeInstanceOf(ConfigError);
       expect(thrown({ apiRateLimit: 'x' }).message).toMatch(
-        /^ShardwalService props\.settings\.apiRateLimit="x": expected a whole number/,
+        /^ShardwalService props\.apiRateLimit="x": expected a whole number/,
+      );
+      expect(thrown({ reservedConcurrency: 'off' }).message).toBe(
+        'ShardwalService props.reservedConcurrency="off": expected true or false',
+      );
+      expect(
+        thrown({ capacityMode: 'provisioned', capacity: { table: { write: { min: 0, max: 5 } } } })
+          .message,
+      ).toBe(
+        'ShardwalService props.capacity.table.write={"min":0,"max":5}: expected units from 1 to 40000',
+      );
+      expect(
+        thrown({ authorizer: { kind: 'jwt', issuer: 'http://idp', audience: ['a'] } }).message,
+      ).toMatch(/^ShardwalService props\.authorizer\.issuer="http:\/\/idp": .*https/);
+      expect(thrown({ settings: { flushIntervalMs: 1000 } }).message).toMatch(
+        /^ShardwalService props\.settings=.*not a ShardwalService prop/,
+      );
+    });
+
+    it('refuses a setting of a part it leaves out, and a service nothing could put to', () => {
+      const stack = new Stack(new App(), 'Parts');
+      const make = (props: ShardwalServiceProps) => () =>
+        new ShardwalService(stack, `S${Math.random()}`, { ...props, functionCode: INLINE_CODE });
+      expect(make({ httpApi: false, apiRateLimit: 10 })).toThrow(
+        'ShardwalService props.apiRateLimit=10: set only with httpApi (it is false)',
+      );
+      expect(make({ fifoIngest: false, ingestFifoMaxConcurrency: 5 })).toThrow(
+        /props\.ingestFifoMaxConcurrency=5: set only with fifoIngest/,
+      );
+      expect(make({ httpApi: false, sqsIngest: false, fifoIngest: false })).toThrow(
+        /props\.httpApi=false: .*nothing could put rows/,
       );
     });
 
@@ -201,7 +236,7 @@ describe('ShardwalService', () => {
       const app = new App();
       const stack = new Stack(app, 'Adopted');
       const service = new ShardwalService(stack, 'S', {
-        settings: { alarmEmail: 'oncall@example.com' },
+        alarmEmail: 'oncall@example.com',
         logicalIds: { table: 'LegacyTable', bucket: 'LegacyBucket', ingestQueue: 'LegacyIngest' },
         functionCode: INLINE_CODE,
       });
@@ -222,18 +257,6 @@ describe('ShardwalService', () => {
       expect(warnings()).toHaveLength(1);
       CdkAnnotations.of(service).acknowledgeWarning(NO_ALARM_DESTINATION_WARNING);
       expect(warnings()).toEqual([]);
-    });
-
-    it('refuses an alarm topic given twice', () => {
-      const stack = new Stack(new App(), 'Twice');
-      expect(
-        () =>
-          new ShardwalService(stack, 'S', {
-            settings: { alarmTopicArn: 'arn:aws:sns:eu-west-1:111122223333:pager' },
-            alarmTopic: new Topic(stack, 'Pager'),
-            functionCode: INLINE_CODE,
-          }),
-      ).toThrow(/alarmTopicArn.*give one alarm topic/);
     });
   });
 });

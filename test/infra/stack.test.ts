@@ -207,8 +207,8 @@ describe('ShardwalService', () => {
     it('redrives flush messages after 5 receives, ingest messages after 7 days of hold-backs', () => {
       const { ingest, ingestDlq, ingestFifo, ingestFifoDlq, flush, flushDlq } = s.service.queues;
       for (const [q, dlq] of [
-        [ingest, ingestDlq],
-        [ingestFifo, ingestFifoDlq],
+        [ingest!, ingestDlq!],
+        [ingestFifo!, ingestFifoDlq!],
       ] as const) {
         expect(queue(q).RedrivePolicy).toEqual({
           deadLetterTargetArn: { 'Fn::GetAtt': [logicalIdOf(dlq), 'Arn'] },
@@ -255,7 +255,7 @@ describe('ShardwalService', () => {
     it('sets visibility timeouts of at least six times the consumer timeout', () => {
       const fnTimeout = (name: HandlerName) =>
         resource(functionId(s, name)).Properties.Timeout as number;
-      expect(queue(s.service.queues.ingest).VisibilityTimeout).toBeGreaterThanOrEqual(
+      expect(queue(s.service.queues.ingest!).VisibilityTimeout).toBeGreaterThanOrEqual(
         6 * fnTimeout('putSqs'),
       );
       expect(queue(s.service.queues.flush).VisibilityTimeout).toBeGreaterThanOrEqual(
@@ -264,8 +264,8 @@ describe('ShardwalService', () => {
     });
 
     it('keeps queues holding producers rows when the stack is deleted', () => {
-      expect(resource(logicalIdOf(s.service.queues.ingest)).DeletionPolicy).toBe('Retain');
-      expect(resource(logicalIdOf(s.service.queues.ingestDlq)).DeletionPolicy).toBe('Retain');
+      expect(resource(logicalIdOf(s.service.queues.ingest!)).DeletionPolicy).toBe('Retain');
+      expect(resource(logicalIdOf(s.service.queues.ingestDlq!)).DeletionPolicy).toBe('Retain');
     });
   });
 
@@ -275,7 +275,7 @@ describe('ShardwalService', () => {
       const bySource = Object.fromEntries(
         mappings.map((m) => [m.Properties.EventSourceArn['Fn::GetAtt'][0], m.Properties]),
       );
-      expect(bySource[logicalIdOf(s.service.queues.ingest)]).toMatchObject({
+      expect(bySource[logicalIdOf(s.service.queues.ingest!)]).toMatchObject({
         FunctionName: { Ref: functionId(s, 'putSqs') },
         FunctionResponseTypes: ['ReportBatchItemFailures'],
       });
@@ -285,12 +285,12 @@ describe('ShardwalService', () => {
         // One fan-out list an invocation (P5 in lib/ticker/tick-plan.ts).
         BatchSize: 1,
       });
-      expect(bySource[logicalIdOf(s.service.queues.ingestFifo)]).toMatchObject({
+      expect(bySource[logicalIdOf(s.service.queues.ingestFifo!)]).toMatchObject({
         FunctionName: { Ref: functionId(s, 'putSqs') },
         FunctionResponseTypes: ['ReportBatchItemFailures'],
       });
       // FIFO event sources take no batching window.
-      expect(bySource[logicalIdOf(s.service.queues.ingestFifo)]).not.toHaveProperty(
+      expect(bySource[logicalIdOf(s.service.queues.ingestFifo!)]).not.toHaveProperty(
         'MaximumBatchingWindowInSeconds',
       );
       expect(mappings).toHaveLength(3);
@@ -301,14 +301,14 @@ describe('ShardwalService', () => {
         Object.values(x.template.findResources('AWS::Lambda::EventSourceMapping')).find(
           (m) => m.Properties.EventSourceArn['Fn::GetAtt'][0] === logicalIdOf(q),
         )?.Properties.ScalingConfig;
-      expect(concurrencyOf(s, s.service.queues.ingest)).toEqual({ MaximumConcurrency: 40 });
-      expect(concurrencyOf(s, s.service.queues.ingestFifo)).toEqual({ MaximumConcurrency: 10 });
+      expect(concurrencyOf(s, s.service.queues.ingest!)).toEqual({ MaximumConcurrency: 40 });
+      expect(concurrencyOf(s, s.service.queues.ingestFifo!)).toEqual({ MaximumConcurrency: 10 });
       expect(concurrencyOf(s, s.service.queues.flush)).toEqual({ MaximumConcurrency: 40 });
       const capped = synth({ ingestStandardMaxConcurrency: 5, ingestFifoMaxConcurrency: 3 });
-      expect(concurrencyOf(capped, capped.service.queues.ingest)).toEqual({
+      expect(concurrencyOf(capped, capped.service.queues.ingest!)).toEqual({
         MaximumConcurrency: 5,
       });
-      expect(concurrencyOf(capped, capped.service.queues.ingestFifo)).toEqual({
+      expect(concurrencyOf(capped, capped.service.queues.ingestFifo!)).toEqual({
         MaximumConcurrency: 3,
       });
     });
@@ -347,10 +347,10 @@ describe('ShardwalService', () => {
         const ingestQueues =
           name === 'putSqs'
             ? {
-                SHARDWAL_INGEST_QUEUE_URL: { Ref: logicalIdOf(ingest) },
-                SHARDWAL_INGEST_DLQ_URL: { Ref: logicalIdOf(ingestDlq) },
-                SHARDWAL_INGEST_FIFO_QUEUE_URL: { Ref: logicalIdOf(ingestFifo) },
-                SHARDWAL_INGEST_FIFO_DLQ_URL: { Ref: logicalIdOf(ingestFifoDlq) },
+                SHARDWAL_INGEST_QUEUE_URL: { Ref: logicalIdOf(ingest!) },
+                SHARDWAL_INGEST_DLQ_URL: { Ref: logicalIdOf(ingestDlq!) },
+                SHARDWAL_INGEST_FIFO_QUEUE_URL: { Ref: logicalIdOf(ingestFifo!) },
+                SHARDWAL_INGEST_FIFO_DLQ_URL: { Ref: logicalIdOf(ingestFifoDlq!) },
               }
             : {};
         expect(resource(functionId(s, name)).Properties.Environment.Variables).toEqual({

@@ -5,7 +5,7 @@ import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HANDLERS, type HandlerName } from '../../infra/constructs/functions.js';
 import { logicalIdOf } from '../../infra/constructs/nag.js';
-import { ContextError } from '../../infra/settings.js';
+import type { TablesProps } from '../../infra/service-props.js';
 import { ShardwalService } from '../../infra/shardwal-service.js';
 import {
   actionsOf,
@@ -145,7 +145,7 @@ describe('ShardwalService', () => {
     it('grants the same Glue reads through grantRead', () => {
       const stack = new Stack(new App(), 'Readers');
       const service = new ShardwalService(stack, 'S', {
-        settings: { tables: 'clicks-*=clicks', tableCatalog: 'glue', tableGlueDatabase: 'db' },
+        tables: { routes: 'clicks-*=clicks', catalog: 'glue', glueDatabase: 'db' },
         functionCode: INLINE_CODE,
       });
       const role = new Role(stack, 'Reader', { assumedBy: new AccountRootPrincipal() });
@@ -195,10 +195,10 @@ describe('ShardwalService', () => {
   });
 
   describe('catalog settings', () => {
-    const thrown = (settings: Record<string, unknown>) => {
+    const thrown = (tables: Record<string, unknown>) => {
       try {
         new ShardwalService(new Stack(new App(), 'Bad'), 'S', {
-          settings,
+          tables: tables as unknown as TablesProps,
           functionCode: INLINE_CODE,
         });
       } catch (error) {
@@ -208,22 +208,21 @@ describe('ShardwalService', () => {
     };
 
     it('refuses a tables entry whose table is known only at run time', () => {
-      const error = thrown({ tables: 'clicks-*', tableCatalog: 'glue', tableGlueDatabase: 'db' });
-      expect(error).toBeInstanceOf(ContextError);
+      const error = thrown({ routes: 'clicks-*', catalog: 'glue', glueDatabase: 'db' });
       expect(error.message).toMatch(
-        /tables="clicks-\*": entry "clicks-\*" names no table, .* write it as pattern=table/,
+        /^ShardwalService props\.tables\.routes="clicks-\*": entry "clicks-\*" names no table, .* write it as pattern=table/,
       );
     });
 
-    it('refuses glue without a database, a database without glue, and either without tables', () => {
-      expect(thrown({ tables: 'a=a', tableCatalog: 'glue' }).message).toMatch(
-        /^ShardwalService props\.settings\.tableGlueDatabase=undefined: the Glue database is required/,
+    it('refuses glue without a database, a database without glue, and either without table routes', () => {
+      expect(thrown({ routes: 'a=a', catalog: 'glue' }).message).toMatch(
+        /^ShardwalService props\.tables\.glueDatabase=undefined: the Glue database is required/,
       );
-      expect(thrown({ tables: 'a=a', tableGlueDatabase: 'db' }).message).toMatch(
-        /props\.settings\.tableGlueDatabase="db": set only with SHARDWAL_TABLE_CATALOG=glue/,
+      expect(thrown({ routes: 'a=a', glueDatabase: 'db' }).message).toMatch(
+        /^ShardwalService props\.tables\.glueDatabase="db": set only with SHARDWAL_TABLE_CATALOG=glue/,
       );
-      expect(thrown({ tableCatalog: 'glue' }).message).toBe(
-        'ShardwalService props.settings.tableCatalog="glue": set only with tables (no table is configured)',
+      expect(thrown({ catalog: 'glue' }).message).toMatch(
+        /^ShardwalService props\.tables\.routes=undefined: expected the shard → table routes/,
       );
       expect(() => synth({ tables: 'a=a', tableCatalog: 'hive' })).toThrow(
         /^cdk context tableCatalog="hive": expected path or glue/,

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DENY_OVERWRITE_SID } from '../../infra/constructs/bucket-policy.js';
 import type { HandlerName } from '../../infra/constructs/functions.js';
 import { logicalIdOf } from '../../infra/constructs/nag.js';
+import type { TablesProps } from '../../infra/service-props.js';
 import { ContextError, PropError } from '../../infra/settings.js';
 import { ShardwalService } from '../../infra/shardwal-service.js';
 import { MemoryObjectStore } from '../../lib/store/memory-store.js';
@@ -268,10 +269,10 @@ describe('ShardwalService', () => {
   });
 
   describe('table settings', () => {
-    const thrown = (settings: Record<string, unknown>) => {
+    const thrown = (tables: Record<string, unknown>) => {
       try {
         new ShardwalService(new Stack(new App(), 'Bad'), 'S', {
-          settings,
+          tables: tables as unknown as TablesProps,
           functionCode: INLINE_CODE,
         });
       } catch (error) {
@@ -281,22 +282,22 @@ describe('ShardwalService', () => {
     };
 
     it('names the prop of an invalid table setting', () => {
-      const tables = thrown({ tables: 'Bad Name' });
+      const tables = thrown({ routes: 'Bad Name' });
       expect(tables).toBeInstanceOf(PropError);
-      expect(tables.message).toMatch(/^ShardwalService props\.settings\.tables="Bad Name": entry/);
-      expect(thrown({ tables: '*', tableCommitMs: 0 }).message).toMatch(
-        /^ShardwalService props\.settings\.tableCommitMs=0: expected a whole number of at least 1/,
+      expect(tables.message).toMatch(/^ShardwalService props\.tables\.routes="Bad Name": entry/);
+      expect(thrown({ routes: '*', commitMs: 0 }).message).toMatch(
+        /^ShardwalService props\.tables\.commitMs=0: expected a whole number of at least 1/,
       );
-      expect(thrown({ tables: '*', tableSchemas: '{"t": {"partition": "week"}}' }).message).toMatch(
-        /^ShardwalService props\.settings\.tableSchemas=.*expected day, hour or shard/,
+      expect(thrown({ routes: '*', schemas: { t: { partition: 'week' } } }).message).toMatch(
+        /^ShardwalService props\.tables\.schemas=.*expected day, hour or shard/,
       );
     });
 
-    it('refuses table options without tables', () => {
-      const error = thrown({ tableCommitMs: 60_000 });
+    it('refuses table options without routes', () => {
+      const error = thrown({ commitMs: 60_000 });
       expect(error).toBeInstanceOf(ContextError);
       expect(error.message).toBe(
-        'ShardwalService props.settings.tableCommitMs=60000: set only with tables (no table is configured)',
+        'ShardwalService props.tables.routes=undefined: expected the shard → table routes',
       );
     });
 

@@ -57,6 +57,11 @@ describe('propsFromContext', () => {
     expect(props.tables).toEqual({ routes: '*', commitMs: 90_000 });
   });
 
+  it('turns the Glue keys into tables.catalog and tables.glueDatabase', () => {
+    const props = propsOf({ tables: 'a=a', tableCatalog: 'glue', tableGlueDatabase: 'events' });
+    expect(props.tables).toEqual({ routes: 'a=a', catalog: 'glue', glueDatabase: 'events' });
+  });
+
   it('makes an alarm topic ARN the alarmTopic prop', () => {
     const arn = 'arn:aws:sns:eu-west-1:111122223333:pager';
     expect(propsOf({ alarmTopicArn: arn }).alarmTopic?.topicArn).toBe(arn);

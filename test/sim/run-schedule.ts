@@ -27,6 +27,7 @@ import type { RecoveryDeps } from '../../lib/recovery/deps.js';
 import { HealKind } from '../../lib/recovery/findings.js';
 import { rebuildShard } from '../../lib/recovery/rebuild.js';
 import { verifyShard } from '../../lib/recovery/verify.js';
+import { verifyAll } from '../../lib/recovery/verify-all.js';
 import { seededRandom } from '../../lib/seeded-random.js';
 import { putMessage } from '../../lib/sqs/put-messages.js';
 import { FaultyObjectStore } from '../../lib/store/faulty-store.js';
@@ -234,6 +235,14 @@ export async function runSchedule(
     });
     return spawned;
   };
+  // A stopped ticker (flushOutage): from a moment in the run, longer than a batch item lives.
+  const outageRandom = seededRandom(params.seed ^ 0x1b873593);
+  const outageFrom =
+    params.expiry && params.flushOutage
+      ? Math.floor(outageRandom() * params.spanMs)
+      : Number.POSITIVE_INFINITY;
+  const outageTo = outageFrom + lifetimes.batchMs + 1_500;
+  const inOutage = () => world.now >= outageFrom && world.now < outageTo;
   // Fresh learned estimates per schedule: a process-wide one would carry one schedule's
   // timing into the next, and a seed would no longer replay alone as it ran in a series.
   const commitDelay = new CommitDelayEstimate(config.durablePollMs);
@@ -245,6 +254,7 @@ export async function runSchedule(
     now: world.clock,
     sleep: world.sleep,
     requestFlush: async (shard) => {
+      if (inOutage()) return; // the flush request is lost with the stopped flushers
       const owner = `trigger-${++owners}`;
       background(owner, 'flush', () => flushShard(flushDeps(owner), shard));
     },
@@ -454,13 +464,17 @@ export async function runSchedule(
   }
   events.sort((a, b) => a.at - b.at);
   let keepers = 0;
-  /** The scheduled verify (`verifyAll`'s work, shard by shard): heals, expiry extension included. */
+  /**
+   * The scheduled verify: the product's `verifyAll` over the registry, so one shard that fails
+   * (or that the registry lists before its first batch) never keeps the others from their heals,
+   * the expiry extension included.
+   */
   const scheduledVerify = () => {
     const owner = `keeper-${++keepers}`;
     background(owner, 'keeper', async () => {
-      for (const shard of shards) {
-        const report = await verifyShard(recoveryDeps(owner), shard);
-        for (const heal of report.heals) {
+      const report = await verifyAll(recoveryDeps(owner));
+      for (const shard of report.reports) {
+        for (const heal of shard.heals) {
           if (heal.kind === HealKind.pendingExpiryExtended) counts.renewals += 1;
         }
       }
@@ -502,7 +516,7 @@ export async function runSchedule(
         nextKeeper = world.now + KEEPER_INTERVAL_MS;
       }
       if (nextTick <= world.now) {
-        tick();
+        if (!inOutage()) tick();
         nextTick = (Math.floor(world.now / INTERVAL_MS) + 1) * INTERVAL_MS;
       }
     }

@@ -60,6 +60,11 @@ export interface ScheduleParams {
   readers: number;
   /** Idempotent HTTP puts go through `lib/client` (its retries under one Idempotency-Key). */
   viaClient: boolean;
+  /**
+   * With `expiry`: no tick and no size-triggered flush for longer than a batch item's lifetime
+   * (a stopped ticker), so only the scheduled verify's expiry extension keeps pending batches.
+   */
+  flushOutage: boolean;
 }
 
 /** Draws a schedule's parameters from its seed. */
@@ -87,6 +92,8 @@ export function paramsFor(seed: number): ScheduleParams {
     fifo: random() < 0.3,
     readers: random() < 0.4 ? 1 + Math.floor(random() * 2) : 0,
     viaClient: random() < 0.3,
+    // Drawn after the fields above so those stay what they were.
+    flushOutage: random() < 0.5,
   };
 }
 

@@ -8,7 +8,7 @@
  * zombies, clock skew). Then faults stop, producers finish their retries,
  * ticks drain the shards, and the checker judges the history.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, SQSRecord } from 'aws-lambda';
 import { type ShardwalConfig, validateSettings } from '../../lib/config.js';
 import { ErrorKind, ShardwalError } from '../../lib/errors.js';
@@ -76,6 +76,8 @@ export interface LifecycleCounts {
   fifoHeldBack: number;
   /** Rows yielded by tail readers run during the schedule. */
   readerRows: number;
+  /** Items (flushed batches, voids, idempotency records) the TTL sweeper deleted. */
+  expiredItems: number;
 }
 
 const TABLE = 'sim';
@@ -166,6 +168,14 @@ export async function runSchedule(
     lifetimes,
   };
   await ensureTable({ client: db as unknown as DynamoDBClient, tableName: TABLE });
+  // TTL as the deployed table has it (`TABLE_LAYOUT.ttlAttribute`), swept at every check
+  // (`advanceTo`): an item whose TTL passed is gone, as DynamoDB may delete it at that moment.
+  await db.send(
+    new UpdateTimeToLiveCommand({
+      TableName: TABLE,
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+    }),
+  );
 
   const created = new CreatedObjects();
   const memory = new MemoryObjectStore();
@@ -190,6 +200,7 @@ export async function runSchedule(
     orphansSwept: 0,
     fifoHeldBack: 0,
     readerRows: 0,
+    expiredItems: 0,
   };
   const countRetention = (report: Awaited<ReturnType<typeof exportShard>>) => {
     counts.retired += report.retention?.retired.length ?? 0;
@@ -508,6 +519,7 @@ export async function runSchedule(
       if (++sinceCheck >= 25) {
         sinceCheck = 0;
         await world.outside(() => checkBuffered(check, world.now));
+        counts.expiredItems += db.expireTtl(TABLE, Math.floor(check.clockNow() / 1000));
       }
       while (events[0] && events[0].at <= world.now) events.shift()!.fire();
       fifo.poll();

@@ -44,6 +44,7 @@ describe('simulation', () => {
     expect(lifecycle.retired).toBeGreaterThan(0);
     expect(lifecycle.fifoHeldBack).toBeGreaterThan(0);
     expect(lifecycle.readerRows).toBeGreaterThan(0);
+    expect(lifecycle.expiredItems).toBeGreaterThan(0);
   });
 
   it('gives actors whose clocks run behind a wall-clock instant from the first step', async () => {

@@ -8,7 +8,12 @@
  * zombies, clock skew). Then faults stop, producers finish their retries,
  * ticks drain the shards, and the checker judges the history.
  */
-import { type DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  type DynamoDBClient,
+  PutItemCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, SQSRecord } from 'aws-lambda';
 import { type ShardwalConfig, validateSettings } from '../../lib/config.js';
 import { ErrorKind, ShardwalError } from '../../lib/errors.js';
@@ -38,13 +43,13 @@ import { FlushTimeEstimate } from '../../lib/ticker/tick-plan.js';
 import { FaultyDynamoClient } from '../support/sim-dynamodb/faulty-dynamo-client.js';
 import { MemoryDynamoDB } from '../support/sim-dynamodb/memory-dynamodb.js';
 import { SwitchableStore } from '../support/stepped-flusher.js';
-import { type CheckInput, checkBuffered, finalChecks, peekRecord } from './checker.js';
+import { type CheckInput, checkBuffered, finalChecks, peekRecord, rawRecord } from './checker.js';
 import { simClient } from './client-transport.js';
 import { FifoQueue } from './fifo-queue.js';
 import { type AttemptOutcome, History } from './history.js';
 import { type ReaderRun, runReader, validManifests } from './lifecycle-checks.js';
 import { CreatedObjects, RecordingStore, SimStore } from './sim-store.js';
-import { type Intent, intentsFor, type ScheduleParams } from './workload.js';
+import { type Intent, intentsFor, restoreTimes, type ScheduleParams } from './workload.js';
 import { type ActorKind, CLOCK_ORIGIN_MS, makeZlibSynchronous, World } from './world.js';
 
 /** The outcome of one schedule. */
@@ -78,6 +83,9 @@ export interface LifecycleCounts {
   readerRows: number;
   /** Items (flushed batches, voids, idempotency records) the TTL sweeper deleted. */
   expiredItems: number;
+  /** Shard records restored from a backup behind S3, and batches rebuild quarantined after it. */
+  restores: number;
+  quarantined: number;
 }
 
 const TABLE = 'sim';
@@ -201,6 +209,8 @@ export async function runSchedule(
     fifoHeldBack: 0,
     readerRows: 0,
     expiredItems: 0,
+    restores: 0,
+    quarantined: 0,
   };
   const countRetention = (report: Awaited<ReturnType<typeof exportShard>>) => {
     counts.retired += report.retention?.retired.length ?? 0;
@@ -220,6 +230,7 @@ export async function runSchedule(
     expiry: params.expiry,
     readers,
     damagedKeys,
+    restored: new Set(),
   };
 
   const skew = () => Math.round((random() - 0.5) * config.clockSkewMs);
@@ -254,6 +265,55 @@ export async function runSchedule(
       : Number.POSITIVE_INFINITY;
   const outageTo = outageFrom + lifetimes.batchMs + 1_500;
   const inOutage = () => world.now >= outageFrom && world.now < outageTo;
+  // A record restore (recordRestore): a backup of the busiest shard's record, restored over it
+  // once the batch items the backup saw pending or allocated next have expired.
+  const restoreRandom = seededRandom(params.seed ^ 0x5bd1e995);
+  const restore =
+    params.expiry && params.recordRestore
+      ? {
+          shard: shards[0]!,
+          ...restoreTimes(params),
+          /** The operator's recovery comes this long after the restore. */
+          recoverAfterMs: 500 + Math.floor(restoreRandom() * 2_000),
+          backup: undefined as Record<string, AttributeValue> | undefined,
+          state: 'planned' as 'planned' | 'backed-up' | 'restored',
+        }
+      : undefined;
+  let operatorRebuilds = 0;
+  /** The restore's steps when due, and the operator's rebuild of the shard it poisoned. */
+  const stepRestore = async () => {
+    if (!restore) return;
+    if (restore.state === 'planned' && world.now >= restore.backupAt) {
+      restore.backup = await world.outside(() => rawRecord(db, TABLE, restore.shard));
+      restore.state = 'backed-up';
+      if (!restore.backup) restore.state = 'restored'; // nothing to restore: no record yet
+      world.trace.add(world.now, `BACKUP ${restore.shard} record`);
+    } else if (restore.state === 'backed-up' && world.now >= restore.restoreAt) {
+      await world.outside(() =>
+        db.send(new PutItemCommand({ TableName: TABLE, Item: restore.backup! })),
+      );
+      restore.state = 'restored';
+      check.restored.add(restore.shard);
+      counts.restores += 1;
+      world.trace.add(world.now, `RESTORE ${restore.shard} record from the backup`);
+    } else if (
+      restore.state === 'restored' &&
+      world.now >= restore.restoreAt + restore.recoverAfterMs &&
+      world.live('rebuild').length === 0
+    ) {
+      // The operator who restored the table runs recovery on it, and again on a divergence
+      // a flush finds before that (a poison other than a rebuild's own, which a takeover ends).
+      const record = await world.outside(() => peekRecord(db, TABLE, restore.shard));
+      const divergence = record?.poison && !record.poison.startsWith('recovery: rebuild');
+      if (operatorRebuilds === 0 || divergence) {
+        const owner = `operator-rebuild-${++operatorRebuilds}`;
+        background(owner, 'rebuild', async () => {
+          const report = await rebuildShard(recoveryDeps(owner), restore.shard);
+          counts.quarantined += report.batches?.rejected.length ?? 0;
+        });
+      }
+    }
+  };
   // Fresh learned estimates per schedule: a process-wide one would carry one schedule's
   // timing into the next, and a seed would no longer replay alone as it ran in a series.
   const commitDelay = new CommitDelayEstimate(config.durablePollMs);
@@ -513,6 +573,11 @@ export async function runSchedule(
         events[0]?.at ?? Number.POSITIVE_INFINITY,
         nextTick,
         params.expiry ? nextKeeper : Number.POSITIVE_INFINITY,
+        restore?.state === 'planned'
+          ? restore.backupAt
+          : restore?.state === 'backed-up'
+            ? restore.restoreAt
+            : Number.POSITIVE_INFINITY,
         until,
       );
       if (!(await world.step(nextEvent))) world.now = Math.max(world.now, nextEvent);
@@ -527,6 +592,7 @@ export async function runSchedule(
         scheduledVerify();
         nextKeeper = world.now + KEEPER_INTERVAL_MS;
       }
+      if (restore && (restore.state !== 'restored' || nextTick <= world.now)) await stepRestore();
       if (nextTick <= world.now) {
         if (!inOutage()) tick();
         nextTick = (Math.floor(world.now / INTERVAL_MS) + 1) * INTERVAL_MS;
@@ -535,7 +601,7 @@ export async function runSchedule(
   };
 
   // 1. Faults on, until every producer arrived and a little after.
-  await advanceTo(params.spanMs + 3_000);
+  await advanceTo(Math.max(params.spanMs, ...intents.map((i) => i.arriveAt)) + 3_000);
   while (events.length > 0) events.shift()!.fire();
   // 2. Faults off; producers finish their retries; the operator re-runs an interrupted rebuild.
   world.faultsOn = false;
@@ -557,7 +623,9 @@ export async function runSchedule(
   // 3. Liveness: every allocated seq durable within the bound.
   const bound =
     config.leaseMs + config.gapSealMs + config.reservationLeaseMs + 6_000 + 5 * INTERVAL_MS;
-  const livenessEnd = world.now + bound;
+  // A restore still to come, and the operator's rebuild after it, are part of the run.
+  const restoreDone = restore ? restore.restoreAt + restore.recoverAfterMs : 0;
+  const livenessEnd = Math.max(world.now, restoreDone) + bound;
   while (world.now < livenessEnd && world.steps < MAX_STEPS && !(await allDurable())) {
     await advanceTo(world.now + INTERVAL_MS);
     await rerunInterruptedRebuilds();
@@ -593,6 +661,8 @@ export async function runSchedule(
   };
 
   async function allDurable(): Promise<boolean> {
+    if (restore && (restore.state !== 'restored' || (restore.backup && operatorRebuilds === 0)))
+      return false;
     for (const shard of shards) {
       const record = await world.outside(() => peekRecord(db, TABLE, shard));
       if (record && (record.durableSeq !== record.nextSeq - 1 || record.poison)) return false;

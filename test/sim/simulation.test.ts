@@ -36,7 +36,7 @@ describe('simulation', () => {
     }, 600_000);
   }
 
-  it('exercises every lifecycle area the checks cover (renewals, refusals, retention, FIFO, readers)', () => {
+  it('exercises every lifecycle area the checks cover (renewals, refusals, retention, FIFO, readers, TTL, quarantine)', () => {
     // Only over the CI seeds, and only when the slices ran (not under a -t filter).
     if (FIRST_SEED !== 1 || Object.keys(lifecycle).length === 0) return;
     expect(lifecycle.renewals).toBeGreaterThan(0);
@@ -45,6 +45,7 @@ describe('simulation', () => {
     expect(lifecycle.fifoHeldBack).toBeGreaterThan(0);
     expect(lifecycle.readerRows).toBeGreaterThan(0);
     expect(lifecycle.expiredItems).toBeGreaterThan(0);
+    expect(lifecycle.quarantined).toBeGreaterThan(0);
   });
 
   it('gives actors whose clocks run behind a wall-clock instant from the first step', async () => {

@@ -79,6 +79,8 @@ export interface CheckInput {
   damagedKeys: ReadonlySet<string>;
   /** Shards whose record the run restored from a backup (V7's accounting stops there: it rolled back). */
   restored: Set<string>;
+  /** Void seqs V7 has seen per shard (their items may expire and be swept since). */
+  voidsSeen: Map<string, Set<number>>;
 }
 
 /** Margin for clock skew when telling a young export from an old one (V10). */
@@ -153,9 +155,14 @@ export async function checkBuffered(input: CheckInput, now: number): Promise<voi
       continue;
     }
     if (releasedSeq < durableSeq) {
-      const voids = await voidSeqs(db, tableName, shard, releasedSeq + 1, durableSeq);
+      // A void seen once stays one: its item expires by TTL (swept in the run), its meaning not.
+      const seen = input.voidsSeen.get(shard) ?? new Set<number>();
+      input.voidsSeen.set(shard, seen);
+      for (const seq of await voidSeqs(db, tableName, shard, releasedSeq + 1, durableSeq)) {
+        seen.add(seq);
+      }
       for (let seq = releasedSeq + 1; seq <= durableSeq; seq++) {
-        if (!voids.has(seq)) {
+        if (!seen.has(seq)) {
           history.violation(
             now,
             `${shard}: seq ${seq} is durable but its charge is still buffered (released through ${releasedSeq})`,

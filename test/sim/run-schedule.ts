@@ -231,6 +231,7 @@ export async function runSchedule(
     readers,
     damagedKeys,
     restored: new Set(),
+    voidsSeen: new Map(),
   };
 
   const skew = () => Math.round((random() - 0.5) * config.clockSkewMs);

@@ -8,8 +8,15 @@
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
-import { META_SK, shardPk } from '../../lib/memtable/table.js';
+import {
+  batchRange,
+  lifetimesOf,
+  META_SK,
+  queryShardItems,
+  shardPk,
+} from '../../lib/memtable/table.js';
 import { rebuildShard } from '../../lib/recovery/rebuild.js';
+import { verifyShard } from '../../lib/recovery/verify.js';
 import { fixture, useDynalite } from '../support/harness.js';
 import { expireBatchItems } from '../support/shard-item.js';
 import { readWalChain } from '../support/wal-chain.js';
@@ -52,5 +59,32 @@ describe('rebuildShard', () => {
       '{"n":3}',
       '{"n":4}',
     ]);
+  });
+});
+
+describe('verifyShard', () => {
+  it('extends the expiry of pending batches above a restored record’s nextSeq (seed 435)', async () => {
+    const f = await fixture(dynalite());
+    const s = new TestShard(f);
+    const key = { pk: { S: shardPk('s1') }, sk: { S: META_SK } };
+    await s.put({ rows: [{ n: 1 }] });
+    const backup = await f.table.client.send(
+      new GetItemCommand({ TableName: f.table.tableName, Key: key, ConsistentRead: true }),
+    ); // durableSeq 0, nextSeq 2: seq 1 pending
+    const above = await s.put({ rows: [{ n: 2 }] }); // seq 2, pending, above the backup's nextSeq
+    await f.table.client.send(
+      new PutItemCommand({ TableName: f.table.tableName, Item: backup.Item! }),
+    );
+
+    // Until the operator's rebuild, the scheduled verify must keep seq 2 alive too.
+    const { batchMs } = lifetimesOf(f.table);
+    f.clock.advance(Math.ceil(batchMs / 2) + 1_000);
+    await verifyShard(recoveryDepsOf(f), 's1');
+    const expiries: number[] = [];
+    for await (const item of queryShardItems(f.table, 's1', batchRange(1, above), 'test')) {
+      expiries.push(Number(item.expiresAt?.N) * 1000);
+    }
+    expect(expiries).toHaveLength(2);
+    for (const at of expiries) expect(at).toBeGreaterThanOrEqual(f.clock.now() + batchMs - 1_000);
   });
 });

@@ -648,7 +648,7 @@ export const MUTANTS: Mutant[] = [
     edits: [
       {
         file: 'lib/memtable/batch-expiry.ts',
-        find: "    batchRange(fromSeq, toSeq),\n    'Query pending batch expiry',",
+        find: "    { lo: batchRange(fromSeq, toSeq).lo, hi: BATCH_RANGE_END },\n    'Query pending batch expiry',",
         replace:
           "    { lo: batchRange(fromSeq, toSeq).lo, hi: batchRange(fromSeq, toSeq).lo.slice(0, -20) + String(toSeq).padStart(20, '0') },\n    'Query pending batch expiry',",
       },
@@ -976,6 +976,18 @@ export const MUTANTS: Mutant[] = [
       },
     ],
     tests: ['test/recovery/restore-pending.test.ts', 'test/recovery/divergence.test.ts'],
+  },
+  {
+    name: 'renew-up-to-next-seq',
+    breaks: 'L5: pending batches above a restored record’s nextSeq are renewed too',
+    edits: [
+      {
+        file: 'lib/memtable/batch-expiry.ts',
+        find: '    { lo: batchRange(fromSeq, toSeq).lo, hi: BATCH_RANGE_END },',
+        replace: '    batchRange(fromSeq, toSeq),',
+      },
+    ],
+    tests: ['test/recovery/restore-pending.test.ts'],
   },
   // The Iceberg tables' planted bugs: killed by their own tests (the simulation does not model tables).
   ...TABLE_MUTANTS,

@@ -69,6 +69,13 @@ describe('simulation', () => {
     }
   });
 
+  it('renews a stalled shard even when its verify meets a store fault (seed 2000657)', async () => {
+    // The scheduled verify renewed pending batches only after its S3 checks, which a transient
+    // store error cut short: now the renewal comes first (keepPendingAlive in verify-heal.ts).
+    const result = await runSchedule(paramsFor(2_000_657), 0);
+    expect(result.violations).toEqual([]);
+  });
+
   it('replays a seed exactly', async () => {
     const first = await runSchedule(paramsFor(3), 100_000);
     const second = await runSchedule(paramsFor(3), 100_000);

@@ -9,9 +9,17 @@
  * F3. A lease is advisory for liveness only: correctness comes from the
  *     commit being conditional on the epoch (see `commit.ts`), so a zombie
  *     whose lease expired cannot commit after a newer claim.
+ * F5. A claim whose response was lost is still ours: the SDK's retry of the
+ *     bump meets our own live lease and fails its condition, and without F5
+ *     the shard would sit under a lease nobody uses until it lapses (no
+ *     flush, durable waiters waiting, pending batches ageing towards the
+ *     stall refusal). A refused claim therefore reads the record: when the
+ *     lease is the one this call wrote (its owner, unique per flusher, and
+ *     its expiry) and the shard is not poisoned, no epoch bump came after
+ *     ours (every bump writes its own lease), so the record's epoch is ours.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { type ShardRecord, updateShardRecord } from '../memtable/shard-record.js';
+import { readShardRecord, type ShardRecord, updateShardRecord } from '../memtable/shard-record.js';
 import type { Table } from '../memtable/table.js';
 
 /** A held flush claim. */
@@ -30,6 +38,22 @@ export async function claimFlush(
   nowMs: number,
   leaseMs: number,
 ): Promise<FlushClaim | undefined> {
+  const attempt = await tryClaimFlush(table, shard, owner, nowMs, leaseMs);
+  return 'claim' in attempt ? attempt.claim : undefined;
+}
+
+/** A claim, or the record (undefined: no such shard) read when it was refused. */
+export type ClaimAttempt = { claim: FlushClaim } | { refusedBy: ShardRecord | undefined };
+
+/** `claimFlush`, telling a refusal's reason: the record the refusal read (F5). */
+export async function tryClaimFlush(
+  table: Table,
+  shard: string,
+  owner: string,
+  nowMs: number,
+  leaseMs: number,
+): Promise<ClaimAttempt> {
+  const expiresAtMs = nowMs + leaseMs;
   const out = await updateShardRecord(
     table,
     shard,
@@ -42,15 +66,21 @@ export async function claimFlush(
         ':zero': { N: '0' },
         ':one': { N: '1' },
         ':owner': { S: owner },
-        ':expires': { N: String(nowMs + leaseMs) },
+        ':expires': { N: String(expiresAtMs) },
         ':now': { N: String(nowMs) },
       },
     },
     'UpdateItem claim flush',
   );
-  if (out === undefined) return undefined;
-  const record = out;
-  return { epoch: record.epoch, owner, record };
+  if (out !== undefined) return { claim: { epoch: out.epoch, owner, record: out } };
+  // F5: the condition may have failed on our own claim, landed with its response lost.
+  const record = await readShardRecord(table, shard);
+  const ours =
+    record !== undefined &&
+    record.poison === undefined &&
+    record.leaseOwner === owner &&
+    record.leaseExpiresAtMs === expiresAtMs;
+  return ours ? { claim: { epoch: record.epoch, owner, record } } : { refusedBy: record };
 }
 
 /**

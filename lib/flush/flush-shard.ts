@@ -5,7 +5,9 @@
  *   2. claim the flush, in one update: bump `epoch` conditionally (lease free
  *      or expired, not poisoned) → E; the update returns the record, so the
  *      claim is the read. Nothing pending → release, no S3 call at all. A
- *      refused claim reads the record once to say why (poisoned, busy, none).
+ *      refused claim reads the record once to say why (poisoned, busy, none),
+ *      and takes the claim after all when the lease there is the one it just
+ *      wrote (its response was lost: F5 in `claim.ts`).
  *      The lease is short and renewed while the flush runs (F4 in
  *      `lease-keeper.ts`), so a crashed flusher blocks its shard one lease.
  *   3. Resolve the oldest pending batches: `durableSeq+1` upward, contiguous,
@@ -52,7 +54,7 @@
  *     never does.
  */
 import { CorruptDataError, UnavailableError } from '../errors.js';
-import { claimFlush, releaseLease } from '../fence/claim.js';
+import { releaseLease, tryClaimFlush } from '../fence/claim.js';
 import { commitFlush, poisonShard } from '../fence/commit.js';
 import { keepLease, type LeaseTimers } from '../fence/lease-keeper.js';
 import { readBatches, type StoredBatch } from '../memtable/batches.js';
@@ -148,9 +150,9 @@ export async function claimShard(
   shard: string,
 ): Promise<HeldClaim | FlushOutcome> {
   const { table } = deps;
-  const claim = await claimFlush(table, shard, deps.owner, deps.now(), deps.leaseMs);
-  if (!claim) return refused(table, shard);
-  const { epoch, record } = claim;
+  const attempt = await tryClaimFlush(table, shard, deps.owner, deps.now(), deps.leaseMs);
+  if (!('claim' in attempt)) return refused(shard, attempt.refusedBy);
+  const { epoch, record } = attempt.claim;
   const keeper = keepLease({
     table,
     shard,
@@ -172,9 +174,8 @@ export async function flushHeld(deps: FlushDeps, held: HeldClaim): Promise<Flush
   }
 }
 
-/** Why a claim was refused: no such shard, poison, or another flusher's live lease. */
-async function refused(table: Table, shard: string): Promise<FlushOutcome> {
-  const record = await readShardRecord(table, shard);
+/** Why a claim was refused (`record` as the refusal read it): no such shard, poison, or another flusher's live lease. */
+function refused(shard: string, record: ShardRecord | undefined): FlushOutcome {
   if (!record) return { status: 'idle', shard };
   if (record.poison) {
     // A rebuild's fence rides along: a tick takes it over once lapsed (T6 in lib/recovery/takeover.ts).

@@ -24,6 +24,9 @@ import {
   type Table,
 } from './table.js';
 
+/** The sort key above every batch head and chunk (`batch#` + digits sort below `~`). */
+const BATCH_RANGE_END = 'batch#~';
+
 /** Extends the expiry of `record`'s pending batch items that near it; returns how many it extended. */
 export async function extendPendingExpiry(
   table: Table,
@@ -36,10 +39,13 @@ export async function extendPendingExpiry(
   const { batchMs } = lifetimesOf(table);
   const renewBeforeSeconds = (nowMs + batchMs / 2) / 1000;
   let extended = 0;
+  // To the end of the batch range, not `nextSeq - 1`: a record restored from a backup may be
+  // behind batches still pending, which must live until the rebuild hands them to the flusher.
+  // In normal operation nothing lies above `nextSeq - 1`, so the read is the same.
   const items = queryShardItems(
     table,
     record.shard,
-    batchRange(fromSeq, toSeq),
+    { lo: batchRange(fromSeq, toSeq).lo, hi: BATCH_RANGE_END },
     'Query pending batch expiry',
     'sk, expiresAt',
   );

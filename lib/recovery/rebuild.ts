@@ -39,7 +39,9 @@
  *   5. Reconcile the batch items with what S3 proves (`reconcile-batches.ts`).
  *   6. Reset the cursors to what S3 proves, conditional on the fence's epoch:
  *      durableSeq = last replayed seq, walNextPos = next position, the row
- *      offset after it, nextSeq = max(nextSeq, durableSeq + 1), generation + 1,
+ *      offset after it, nextSeq = max(nextSeq, durableSeq + 1, the newest
+ *      pending batch's seq + 1: a record restored from a backup may be behind
+ *      the batches still pending), generation + 1,
  *      watermark = the export replayed from; lease, mark and poison cleared;
  *      the pending marker kept while batches remain above durableSeq.
  *
@@ -212,7 +214,8 @@ export async function completeRebuild(
     durableSeq: proven.lastSeq,
     walNextPos: proven.position,
     nextRowOffset: proven.nextRowOffset,
-    nextSeq: Math.max(fenced.nextSeq, proven.lastSeq + 1),
+    // Above every pending batch too: a record restored from a backup may be behind them.
+    nextSeq: Math.max(fenced.nextSeq, proven.lastSeq + 1, (report.batches.pending.toSeq ?? 0) + 1),
     releasedBytes: report.batches.releasedThrough,
     generation: fenced.generation,
     aofWatermark: replay.export?.coveredPosition ?? 0,

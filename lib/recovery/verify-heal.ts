@@ -32,8 +32,19 @@ export const MAX_GAP_SEALS_PER_VERIFY = 1_000;
 export async function healShard(
   deps: RecoveryDeps,
   record: ShardRecord,
-  options: { clean: boolean } = { clean: true },
+  options: { clean: boolean; pendingKept?: boolean } = { clean: true },
 ): Promise<Heal[]> {
+  const heals = options.pendingKept ? [] : await keepPendingAlive(deps, record);
+  if (!options.clean) return heals;
+  return [...heals, ...(await tidyShard(deps, record))];
+}
+
+/**
+ * Heal 3 alone (and the copy of aged spilled payloads): `verifyShard` runs it
+ * before it reads S3, so a transient store error in the long part of a verify
+ * never costs a stalled shard its renewal.
+ */
+export async function keepPendingAlive(deps: RecoveryDeps, record: ShardRecord): Promise<Heal[]> {
   const heals: Heal[] = [];
   const { shard } = record;
   const nowMs = deps.now();
@@ -53,7 +64,14 @@ export async function healShard(
       detail: `${copied} pending batch payload(s) spilled to S3 neared the lifecycle rule's age; copied to fresh keys`,
     });
   }
-  if (!options.clean) return heals;
+  return heals;
+}
+
+/** Heals 1 and 2, for a shard with no finding. */
+async function tidyShard(deps: RecoveryDeps, record: ShardRecord): Promise<Heal[]> {
+  const heals: Heal[] = [];
+  const { shard } = record;
+  const nowMs = deps.now();
   if (record.leaseExpiresAtMs !== undefined && record.leaseExpiresAtMs < nowMs) {
     if (await clearExpiredLease(deps.table, shard, nowMs)) {
       heals.push({

@@ -51,7 +51,7 @@ import {
 } from './findings.js';
 import { Phase, type ProgressListener } from './progress.js';
 import { takeOverRebuild, takeoverDue } from './takeover.js';
-import { healShard } from './verify-heal.js';
+import { healShard, keepPendingAlive } from './verify-heal.js';
 import { type ChainCursor, type ChainStop, walkWalChain } from './wal-chain.js';
 
 /** Options of `verifyShard`. */
@@ -123,6 +123,9 @@ export async function verifyShard(
       `S3 holds ${key} but the table has no record of shard ${shard}`,
     );
   } else {
+    // Renewals first: the S3 checks below are long, and a transient error there must not cost
+    // a stalled shard its pending batches (L5).
+    const kept = (options.heal ?? true) ? await keepPendingAlive(deps, record) : [];
     let checked = record;
     await checkAgainstS3(deps, checked, report, find, options);
     // A busy shard keeps committing while the WAL is listed: objects appended after the
@@ -138,7 +141,7 @@ export async function verifyShard(
     if (takenOver) report.heals.push(takenOver);
     if (options.heal ?? true) {
       const clean = report.findings.length === 0;
-      report.heals.push(...(await healShard(deps, checked, { clean })));
+      report.heals.push(...kept, ...(await healShard(deps, checked, { clean, pendingKept: true })));
     }
   }
   for (const finding of report.findings) reportFinding(finding);

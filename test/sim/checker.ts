@@ -22,10 +22,20 @@
  * V8-V12 (issue 20's areas: expiry, the stall refusal, retention, tail
  * readers, quarantine) are in `lifecycle-checks.ts`; F1 (FIFO order) in
  * `fifo-queue.ts`.
+ * V13. A quarantined batch is never lost and never acked durable: each one
+ *     holds exactly the rows of one put, whole; that put is not also in the
+ *     WAL, was never acked `durable: true`, and is quarantined once. An acked
+ *     put is in the WAL or in the quarantine (V1 counts the quarantine).
  * A `durable: true` ack is checked the moment it is given (in the runner).
  */
 import { isDeepStrictEqual } from 'node:util';
-import { GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  type DynamoDBClient,
+  GetItemCommand,
+  QueryCommand,
+} from '@aws-sdk/client-dynamodb';
+import { listRejectedBatches } from '../../lib/memtable/quarantine.js';
 import { type ShardRecord, toShardRecord } from '../../lib/memtable/shard-record.js';
 import { batchSk, META_SK, shardPk } from '../../lib/memtable/table.js';
 import { walKey } from '../../lib/paths.js';
@@ -67,10 +77,30 @@ export interface CheckInput {
   readers: readonly ReaderRun[];
   /** Exports the run damaged on purpose (readers pass over them, or refuse when none is whole). */
   damagedKeys: ReadonlySet<string>;
+  /** Shards whose record the run restored from a backup (V7's accounting stops there: it rolled back). */
+  restored: Set<string>;
+  /** Void seqs V7 has seen per shard (their items may expire and be swept since). */
+  voidsSeen: Map<string, Set<number>>;
 }
 
 /** Margin for clock skew when telling a young export from an old one (V10). */
 const AGE_MARGIN_MS = 500;
+
+/** The shard record's raw item (a backup of it), straight from the table. */
+export async function rawRecord(
+  db: MemoryDynamoDB,
+  tableName: string,
+  shard: string,
+): Promise<Record<string, AttributeValue> | undefined> {
+  const out = await db.send(
+    new GetItemCommand({
+      TableName: tableName,
+      Key: { pk: { S: shardPk(shard) }, sk: { S: META_SK } },
+      ConsistentRead: true,
+    }),
+  );
+  return out.Item;
+}
 
 /** Reads a shard record straight from the table (no scheduling, no faults). */
 export async function peekRecord(
@@ -94,6 +124,9 @@ export async function checkBuffered(input: CheckInput, now: number): Promise<voi
   for (const shard of input.shards) {
     const record = await peekRecord(db, tableName, shard);
     if (!record) continue;
+    // A restored record calls seqs pending that S3 holds and whose items expired (V8), and its
+    // byte counters rolled back (V7): both hold again only from the next rebuild on.
+    if (input.restored.has(shard)) continue;
     if (input.expiry) {
       await checkPendingExpiry(db, tableName, shard, record, input.clockNow(), (text) =>
         history.violation(now, text),
@@ -122,9 +155,14 @@ export async function checkBuffered(input: CheckInput, now: number): Promise<voi
       continue;
     }
     if (releasedSeq < durableSeq) {
-      const voids = await voidSeqs(db, tableName, shard, releasedSeq + 1, durableSeq);
+      // A void seen once stays one: its item expires by TTL (swept in the run), its meaning not.
+      const seen = input.voidsSeen.get(shard) ?? new Set<number>();
+      input.voidsSeen.set(shard, seen);
+      for (const seq of await voidSeqs(db, tableName, shard, releasedSeq + 1, durableSeq)) {
+        seen.add(seq);
+      }
       for (let seq = releasedSeq + 1; seq <= durableSeq; seq++) {
-        if (!voids.has(seq)) {
+        if (!seen.has(seq)) {
           history.violation(
             now,
             `${shard}: seq ${seq} is durable but its charge is still buffered (released through ${releasedSeq})`,
@@ -191,7 +229,8 @@ export async function finalChecks(input: CheckInput, now: number): Promise<void>
     if (record.durableSeq !== record.nextSeq - 1) {
       fail(`${shard}: seqs ${record.durableSeq + 1}..${record.nextSeq - 1} never became durable`);
     }
-    if (record.bufferedBytes !== 0)
+    // A restore rolls the byte counters back behind the batches' charges (known drift).
+    if (record.bufferedBytes !== 0 && !input.restored.has(shard))
       fail(`${shard}: ends with ${record.bufferedBytes} bytes buffered`);
     // V4
     const chain = readChain(input.created, shard, record.walNextPos, fail);
@@ -234,6 +273,8 @@ export async function finalChecks(input: CheckInput, now: number): Promise<void>
     }
     await checkQuarantineTtl(input.db, input.tableName, shard, fail);
   }
+  // V13
+  const quarantined = await checkQuarantine(input, fail);
   // V1-V3
   const known = new Set(history.intents.map((intent) => intent.tag));
   for (const tag of seqsOfTag.keys()) if (!known.has(tag)) fail(`rows tagged ${tag}: no such put`);
@@ -243,8 +284,14 @@ export async function finalChecks(input: CheckInput, now: number): Promise<void>
     const acks = attempts.flatMap((a) => (a.outcome.kind === 'ack' ? [a.outcome] : []));
     const name = `put ${intent.id} (${intent.transport}${intent.idempotencyKey ? ', idempotent' : ''}) on ${intent.shard}`;
     if (copies.length > 1) fail(`${name}: duplicated at ${copies.join(', ')}`);
-    if (acks.length > 0 && copies.length === 0)
-      fail(`${name}: acked (seq ${acks[0]!.seq}) but not in the WAL`);
+    const setAside = quarantined.get(intent.tag);
+    if (acks.length > 0 && copies.length === 0 && !setAside)
+      fail(`${name}: acked (seq ${acks[0]!.seq}) but neither in the WAL nor quarantined`);
+    if (setAside && copies.length > 0)
+      fail(`${name}: stored at ${copies.join(', ')} and quarantined at ${setAside.join(', ')}`);
+    if (setAside && acks.some((ack) => ack.durable))
+      fail(`${name}: acked durable, but its batch was quarantined at ${setAside.join(', ')}`);
+    if (setAside && setAside.length > 1) fail(`${name}: quarantined twice: ${setAside.join(', ')}`);
     for (const ack of acks) {
       if (
         ack.seq !== undefined &&
@@ -266,6 +313,37 @@ export async function finalChecks(input: CheckInput, now: number): Promise<void>
     return at === undefined ? undefined : Number(at.slice(at.indexOf('/') + 1));
   };
   checkFifoOrder(history.intents, seqOf, fail);
+}
+
+/**
+ * V13: every quarantined batch holds, whole and exactly, the rows of one put that is not in the
+ * WAL (checked by the caller with the map returned: tag → "shard/generation/seq" copies).
+ */
+async function checkQuarantine(
+  input: CheckInput,
+  fail: (text: string) => void,
+): Promise<Map<string, string[]>> {
+  const table = { client: input.db as unknown as DynamoDBClient, tableName: input.tableName };
+  const byTag = new Map<string, string[]>();
+  const intents = new Map(input.history.intents.map((intent) => [intent.tag, intent]));
+  for (const shard of input.shards) {
+    for (const batch of await listRejectedBatches(table, shard)) {
+      const at = `${shard}/${batch.generation}/${batch.seq}`;
+      const tags = new Set(batch.rows.map((row) => tagOf({ ...row, seq: 0, offset: 0 } as WalRow)));
+      tags.delete(undefined);
+      const [tag] = tags;
+      const intent = typeof tag === 'string' ? intents.get(tag) : undefined;
+      if (tags.size !== 1 || !intent) {
+        fail(`quarantined ${at}: rows of ${tags.size} puts (${[...tags].join(', ')})`);
+        continue;
+      }
+      if (intent.shard !== shard || !sameRows(batch.rows, expectedRows(intent))) {
+        fail(`quarantined ${at}: not put ${intent.id}'s rows as sent`);
+      }
+      byTag.set(intent.tag, [...(byTag.get(intent.tag) ?? []), at]);
+    }
+  }
+  return byTag;
 }
 
 /** The first version of each WAL object 0..walNextPos-1 (retired ones included). */

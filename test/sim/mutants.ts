@@ -648,7 +648,7 @@ export const MUTANTS: Mutant[] = [
     edits: [
       {
         file: 'lib/memtable/batch-expiry.ts',
-        find: "    batchRange(fromSeq, toSeq),\n    'Query pending batch expiry',",
+        find: "    { lo: batchRange(fromSeq, toSeq).lo, hi: BATCH_RANGE_END },\n    'Query pending batch expiry',",
         replace:
           "    { lo: batchRange(fromSeq, toSeq).lo, hi: batchRange(fromSeq, toSeq).lo.slice(0, -20) + String(toSeq).padStart(20, '0') },\n    'Query pending batch expiry',",
       },
@@ -914,6 +914,80 @@ export const MUTANTS: Mutant[] = [
       },
     ],
     tests: ['test/recovery/divergence.test.ts'],
+  },
+  {
+    name: 'claim-lost-response-refused',
+    breaks: 'F5: a claim whose response was lost is still taken, not left leased and unflushed',
+    edits: [
+      {
+        file: 'lib/fence/claim.ts',
+        find: '    record.leaseExpiresAtMs === expiresAtMs;',
+        replace: '    record.leaseExpiresAtMs === expiresAtMs + 1;',
+      },
+    ],
+    tests: ['test/fence/claim.test.ts'],
+  },
+  {
+    name: 'rebuild-next-seq-below-pending',
+    breaks: 'rebuild: nextSeq stays above every pending batch a restored record is behind',
+    edits: [
+      {
+        file: 'lib/recovery/rebuild.ts',
+        find: '    nextSeq: Math.max(fenced.nextSeq, proven.lastSeq + 1, (report.batches.pending.toSeq ?? 0) + 1),',
+        replace: '    nextSeq: Math.max(fenced.nextSeq, proven.lastSeq + 1),',
+      },
+    ],
+    tests: ['test/recovery/restore-pending.test.ts'],
+  },
+  {
+    name: 'reconcile-takes-mismatch-as-covered',
+    breaks: 'rule 2: a batch S3 holds other rows for is quarantined, never left to expire',
+    edits: [
+      {
+        file: 'lib/recovery/reconcile-batches.ts',
+        find: '    if (verdict.covered) {\n      covered += 1;',
+        replace: '    if (verdict.covered || head.seq > 0) {\n      covered += 1;',
+      },
+    ],
+    tests: ['test/recovery/divergence.test.ts', 'test/recovery/quarantine.test.ts'],
+  },
+  {
+    name: 'expiry-extension-skips-poisoned',
+    breaks: 'L5: the scheduled verify extends pending expiry on a poisoned shard too',
+    edits: [
+      {
+        file: 'lib/recovery/verify-heal.ts',
+        find: '  const extended = await extendPendingExpiry(deps.table, record, nowMs);',
+        replace:
+          '  const extended = record.poison ? 0 : await extendPendingExpiry(deps.table, record, nowMs);',
+      },
+    ],
+    tests: ['test/put/pending-expiry.test.ts', 'test/recovery/verify.test.ts'],
+  },
+  {
+    name: 'reconcile-first-pending-as-proven',
+    breaks:
+      'rule 4: every batch above the seq S3 proves stays pending and is flushed after the rebuild',
+    edits: [
+      {
+        file: 'lib/recovery/reconcile-batches.ts',
+        find: '    if (head.seq > provenSeq) {',
+        replace: '    if (head.seq > provenSeq + 1) {',
+      },
+    ],
+    tests: ['test/recovery/restore-pending.test.ts', 'test/recovery/divergence.test.ts'],
+  },
+  {
+    name: 'renew-up-to-next-seq',
+    breaks: 'L5: pending batches above a restored record’s nextSeq are renewed too',
+    edits: [
+      {
+        file: 'lib/memtable/batch-expiry.ts',
+        find: '    { lo: batchRange(fromSeq, toSeq).lo, hi: BATCH_RANGE_END },',
+        replace: '    batchRange(fromSeq, toSeq),',
+      },
+    ],
+    tests: ['test/recovery/restore-pending.test.ts'],
   },
   // The Iceberg tables' planted bugs: killed by their own tests (the simulation does not model tables).
   ...TABLE_MUTANTS,

@@ -8,7 +8,12 @@
  * zombies, clock skew). Then faults stop, producers finish their retries,
  * ticks drain the shards, and the checker judges the history.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  type DynamoDBClient,
+  PutItemCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, SQSRecord } from 'aws-lambda';
 import { type ShardwalConfig, validateSettings } from '../../lib/config.js';
 import { ErrorKind, ShardwalError } from '../../lib/errors.js';
@@ -27,6 +32,7 @@ import type { RecoveryDeps } from '../../lib/recovery/deps.js';
 import { HealKind } from '../../lib/recovery/findings.js';
 import { rebuildShard } from '../../lib/recovery/rebuild.js';
 import { verifyShard } from '../../lib/recovery/verify.js';
+import { verifyAll } from '../../lib/recovery/verify-all.js';
 import { seededRandom } from '../../lib/seeded-random.js';
 import { putMessage } from '../../lib/sqs/put-messages.js';
 import { FaultyObjectStore } from '../../lib/store/faulty-store.js';
@@ -37,13 +43,13 @@ import { FlushTimeEstimate } from '../../lib/ticker/tick-plan.js';
 import { FaultyDynamoClient } from '../support/sim-dynamodb/faulty-dynamo-client.js';
 import { MemoryDynamoDB } from '../support/sim-dynamodb/memory-dynamodb.js';
 import { SwitchableStore } from '../support/stepped-flusher.js';
-import { type CheckInput, checkBuffered, finalChecks, peekRecord } from './checker.js';
+import { type CheckInput, checkBuffered, finalChecks, peekRecord, rawRecord } from './checker.js';
 import { simClient } from './client-transport.js';
 import { FifoQueue } from './fifo-queue.js';
 import { type AttemptOutcome, History } from './history.js';
 import { type ReaderRun, runReader, validManifests } from './lifecycle-checks.js';
 import { CreatedObjects, RecordingStore, SimStore } from './sim-store.js';
-import { type Intent, intentsFor, type ScheduleParams } from './workload.js';
+import { type Intent, intentsFor, restoreTimes, type ScheduleParams } from './workload.js';
 import { type ActorKind, CLOCK_ORIGIN_MS, makeZlibSynchronous, World } from './world.js';
 
 /** The outcome of one schedule. */
@@ -75,6 +81,11 @@ export interface LifecycleCounts {
   fifoHeldBack: number;
   /** Rows yielded by tail readers run during the schedule. */
   readerRows: number;
+  /** Items (flushed batches, voids, idempotency records) the TTL sweeper deleted. */
+  expiredItems: number;
+  /** Shard records restored from a backup behind S3, and batches rebuild quarantined after it. */
+  restores: number;
+  quarantined: number;
 }
 
 const TABLE = 'sim';
@@ -165,6 +176,14 @@ export async function runSchedule(
     lifetimes,
   };
   await ensureTable({ client: db as unknown as DynamoDBClient, tableName: TABLE });
+  // TTL as the deployed table has it (`TABLE_LAYOUT.ttlAttribute`), swept at every check
+  // (`advanceTo`): an item whose TTL passed is gone, as DynamoDB may delete it at that moment.
+  await db.send(
+    new UpdateTimeToLiveCommand({
+      TableName: TABLE,
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+    }),
+  );
 
   const created = new CreatedObjects();
   const memory = new MemoryObjectStore();
@@ -189,6 +208,9 @@ export async function runSchedule(
     orphansSwept: 0,
     fifoHeldBack: 0,
     readerRows: 0,
+    expiredItems: 0,
+    restores: 0,
+    quarantined: 0,
   };
   const countRetention = (report: Awaited<ReturnType<typeof exportShard>>) => {
     counts.retired += report.retention?.retired.length ?? 0;
@@ -208,6 +230,8 @@ export async function runSchedule(
     expiry: params.expiry,
     readers,
     damagedKeys,
+    restored: new Set(),
+    voidsSeen: new Map(),
   };
 
   const skew = () => Math.round((random() - 0.5) * config.clockSkewMs);
@@ -234,6 +258,63 @@ export async function runSchedule(
     });
     return spawned;
   };
+  // A stopped ticker (flushOutage): from a moment in the run, longer than a batch item lives.
+  const outageRandom = seededRandom(params.seed ^ 0x1b873593);
+  const outageFrom =
+    params.expiry && params.flushOutage
+      ? Math.floor(outageRandom() * params.spanMs)
+      : Number.POSITIVE_INFINITY;
+  const outageTo = outageFrom + lifetimes.batchMs + 1_500;
+  const inOutage = () => world.now >= outageFrom && world.now < outageTo;
+  // A record restore (recordRestore): a backup of the busiest shard's record, restored over it
+  // once the batch items the backup saw pending or allocated next have expired.
+  const restoreRandom = seededRandom(params.seed ^ 0x5bd1e995);
+  const restore =
+    params.expiry && params.recordRestore
+      ? {
+          shard: shards[0]!,
+          ...restoreTimes(params),
+          /** The operator's recovery comes this long after the restore. */
+          recoverAfterMs: 500 + Math.floor(restoreRandom() * 2_000),
+          backup: undefined as Record<string, AttributeValue> | undefined,
+          state: 'planned' as 'planned' | 'backed-up' | 'restored',
+        }
+      : undefined;
+  let operatorRebuilds = 0;
+  /** The restore's steps when due, and the operator's rebuild of the shard it poisoned. */
+  const stepRestore = async () => {
+    if (!restore) return;
+    if (restore.state === 'planned' && world.now >= restore.backupAt) {
+      restore.backup = await world.outside(() => rawRecord(db, TABLE, restore.shard));
+      restore.state = 'backed-up';
+      if (!restore.backup) restore.state = 'restored'; // nothing to restore: no record yet
+      world.trace.add(world.now, `BACKUP ${restore.shard} record`);
+    } else if (restore.state === 'backed-up' && world.now >= restore.restoreAt) {
+      await world.outside(() =>
+        db.send(new PutItemCommand({ TableName: TABLE, Item: restore.backup! })),
+      );
+      restore.state = 'restored';
+      check.restored.add(restore.shard);
+      counts.restores += 1;
+      world.trace.add(world.now, `RESTORE ${restore.shard} record from the backup`);
+    } else if (
+      restore.state === 'restored' &&
+      world.now >= restore.restoreAt + restore.recoverAfterMs &&
+      world.live('rebuild').length === 0
+    ) {
+      // The operator who restored the table runs recovery on it, and again on a divergence
+      // a flush finds before that (a poison other than a rebuild's own, which a takeover ends).
+      const record = await world.outside(() => peekRecord(db, TABLE, restore.shard));
+      const divergence = record?.poison && !record.poison.startsWith('recovery: rebuild');
+      if (operatorRebuilds === 0 || divergence) {
+        const owner = `operator-rebuild-${++operatorRebuilds}`;
+        background(owner, 'rebuild', async () => {
+          const report = await rebuildShard(recoveryDeps(owner), restore.shard);
+          counts.quarantined += report.batches?.rejected.length ?? 0;
+        });
+      }
+    }
+  };
   // Fresh learned estimates per schedule: a process-wide one would carry one schedule's
   // timing into the next, and a seed would no longer replay alone as it ran in a series.
   const commitDelay = new CommitDelayEstimate(config.durablePollMs);
@@ -245,6 +326,7 @@ export async function runSchedule(
     now: world.clock,
     sleep: world.sleep,
     requestFlush: async (shard) => {
+      if (inOutage()) return; // the flush request is lost with the stopped flushers
       const owner = `trigger-${++owners}`;
       background(owner, 'flush', () => flushShard(flushDeps(owner), shard));
     },
@@ -454,13 +536,17 @@ export async function runSchedule(
   }
   events.sort((a, b) => a.at - b.at);
   let keepers = 0;
-  /** The scheduled verify (`verifyAll`'s work, shard by shard): heals, expiry extension included. */
+  /**
+   * The scheduled verify: the product's `verifyAll` over the registry, so one shard that fails
+   * (or that the registry lists before its first batch) never keeps the others from their heals,
+   * the expiry extension included.
+   */
   const scheduledVerify = () => {
     const owner = `keeper-${++keepers}`;
     background(owner, 'keeper', async () => {
-      for (const shard of shards) {
-        const report = await verifyShard(recoveryDeps(owner), shard);
-        for (const heal of report.heals) {
+      const report = await verifyAll(recoveryDeps(owner));
+      for (const shard of report.reports) {
+        for (const heal of shard.heals) {
           if (heal.kind === HealKind.pendingExpiryExtended) counts.renewals += 1;
         }
       }
@@ -488,12 +574,18 @@ export async function runSchedule(
         events[0]?.at ?? Number.POSITIVE_INFINITY,
         nextTick,
         params.expiry ? nextKeeper : Number.POSITIVE_INFINITY,
+        restore?.state === 'planned'
+          ? restore.backupAt
+          : restore?.state === 'backed-up'
+            ? restore.restoreAt
+            : Number.POSITIVE_INFINITY,
         until,
       );
       if (!(await world.step(nextEvent))) world.now = Math.max(world.now, nextEvent);
       if (++sinceCheck >= 25) {
         sinceCheck = 0;
         await world.outside(() => checkBuffered(check, world.now));
+        counts.expiredItems += db.expireTtl(TABLE, Math.floor(check.clockNow() / 1000));
       }
       while (events[0] && events[0].at <= world.now) events.shift()!.fire();
       fifo.poll();
@@ -501,15 +593,16 @@ export async function runSchedule(
         scheduledVerify();
         nextKeeper = world.now + KEEPER_INTERVAL_MS;
       }
+      if (restore && (restore.state !== 'restored' || nextTick <= world.now)) await stepRestore();
       if (nextTick <= world.now) {
-        tick();
+        if (!inOutage()) tick();
         nextTick = (Math.floor(world.now / INTERVAL_MS) + 1) * INTERVAL_MS;
       }
     }
   };
 
   // 1. Faults on, until every producer arrived and a little after.
-  await advanceTo(params.spanMs + 3_000);
+  await advanceTo(Math.max(params.spanMs, ...intents.map((i) => i.arriveAt)) + 3_000);
   while (events.length > 0) events.shift()!.fire();
   // 2. Faults off; producers finish their retries; the operator re-runs an interrupted rebuild.
   world.faultsOn = false;
@@ -531,7 +624,9 @@ export async function runSchedule(
   // 3. Liveness: every allocated seq durable within the bound.
   const bound =
     config.leaseMs + config.gapSealMs + config.reservationLeaseMs + 6_000 + 5 * INTERVAL_MS;
-  const livenessEnd = world.now + bound;
+  // A restore still to come, and the operator's rebuild after it, are part of the run.
+  const restoreDone = restore ? restore.restoreAt + restore.recoverAfterMs : 0;
+  const livenessEnd = Math.max(world.now, restoreDone) + bound;
   while (world.now < livenessEnd && world.steps < MAX_STEPS && !(await allDurable())) {
     await advanceTo(world.now + INTERVAL_MS);
     await rerunInterruptedRebuilds();
@@ -567,6 +662,8 @@ export async function runSchedule(
   };
 
   async function allDurable(): Promise<boolean> {
+    if (restore && (restore.state !== 'restored' || (restore.backup && operatorRebuilds === 0)))
+      return false;
     for (const shard of shards) {
       const record = await world.outside(() => peekRecord(db, TABLE, shard));
       if (record && (record.durableSeq !== record.nextSeq - 1 || record.poison)) return false;

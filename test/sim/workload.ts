@@ -60,6 +60,17 @@ export interface ScheduleParams {
   readers: number;
   /** Idempotent HTTP puts go through `lib/client` (its retries under one Idempotency-Key). */
   viaClient: boolean;
+  /**
+   * With `expiry`: no tick and no size-triggered flush for longer than a batch item's lifetime
+   * (a stopped ticker), so only the scheduled verify's expiry extension keeps pending batches.
+   */
+  flushOutage: boolean;
+  /**
+   * With `expiry`: one shard's record is restored from a backup taken a batch lifetime earlier
+   * (a table restore), behind S3: puts reuse seqs S3 holds, the next flush poisons the shard,
+   * and the operator's rebuild quarantines what it cannot flush.
+   */
+  recordRestore: boolean;
 }
 
 /** Draws a schedule's parameters from its seed. */
@@ -87,10 +98,26 @@ export function paramsFor(seed: number): ScheduleParams {
     fifo: random() < 0.3,
     readers: random() < 0.4 ? 1 + Math.floor(random() * 2) : 0,
     viaClient: random() < 0.3,
+    // Drawn after the fields above so those stay what they were.
+    flushOutage: random() < 0.5,
+    recordRestore: random() < 0.35,
   };
 }
 
 const KEY_POOL = ['k1', 'k2', 'k3', 'k4'];
+
+/** Batch item lifetime of `expiry` schedules (`simConfig`'s, L5), for the restore's timing. */
+const EXPIRY_BATCH_MS = 10_600;
+
+/**
+ * When a `recordRestore` schedule backs the record of shard s0 up, and when it restores it: a
+ * batch lifetime and more later, so the items the backup saw allocated next have expired.
+ */
+export function restoreTimes(params: ScheduleParams): { backupAt: number; restoreAt: number } {
+  const random = seededRandom(params.seed ^ 0x68e31da4);
+  const backupAt = 500 + Math.floor(random() * Math.max(1, params.spanMs / 3));
+  return { backupAt, restoreAt: backupAt + EXPIRY_BATCH_MS + 1_000 + Math.floor(random() * 3_000) };
+}
 
 /** The puts of a schedule, in arrival order. */
 export function intentsFor(params: ScheduleParams): Intent[] {
@@ -134,6 +161,27 @@ export function intentsFor(params: ScheduleParams): Intent[] {
     while (text.length < 420_000) text += random().toString(36).slice(2);
     intent.rows = [{ t: intent.tag, i: 0, big: text }];
     intent.keyField = undefined;
+  }
+  if (params.expiry && params.recordRestore) {
+    // Puts right after the restore, before the operator's rebuild: the restored record hands
+    // them seqs S3 already holds (their items expired), which the rebuild quarantines.
+    const { restoreAt } = restoreTimes(params);
+    for (let n = 0; n < 3; n++) {
+      const id = intents.length + 1;
+      const tag = `p${id}`;
+      const idempotent = random() < 0.5;
+      intents.push({
+        id,
+        shard: 's0',
+        arriveAt: restoreAt + 1 + Math.floor(random() * 400),
+        transport: 'http',
+        idempotencyKey: idempotent ? `http-${params.seed}-${id}` : undefined,
+        durable: random() < 0.3,
+        keyField: undefined,
+        rows: [{ t: tag, i: 0, v: Math.floor(random() * 1_000) }],
+        tag,
+      });
+    }
   }
   return intents.sort((a, b) => a.arriveAt - b.arriveAt || a.id - b.id);
 }

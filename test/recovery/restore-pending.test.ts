@@ -1,0 +1,90 @@
+/**
+ * A shard record restored from a backup taken before puts that were still
+ * pending when it was restored (found by the simulation's record restore,
+ * seed 316): rebuild must keep `nextSeq` above every pending batch it finds,
+ * or the record says nothing is pending, the flusher never reads them, and
+ * acked rows expire unflushed.
+ */
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { readShardRecord } from '../../lib/memtable/shard-record.js';
+import {
+  batchRange,
+  lifetimesOf,
+  META_SK,
+  queryShardItems,
+  shardPk,
+} from '../../lib/memtable/table.js';
+import { rebuildShard } from '../../lib/recovery/rebuild.js';
+import { verifyShard } from '../../lib/recovery/verify.js';
+import { fixture, useDynalite } from '../support/harness.js';
+import { expireBatchItems } from '../support/shard-item.js';
+import { readWalChain } from '../support/wal-chain.js';
+import { recoveryDepsOf, TestShard } from './support.js';
+
+const dynalite = useDynalite();
+
+describe('rebuildShard', () => {
+  it('keeps nextSeq above the pending batches of a record restored behind them', async () => {
+    const f = await fixture(dynalite());
+    const s = new TestShard(f);
+    const key = { pk: { S: shardPk('s1') }, sk: { S: META_SK } };
+    await s.put({ rows: [{ n: 1 }] });
+    const backup = await f.table.client.send(
+      new GetItemCommand({ TableName: f.table.tableName, Key: key, ConsistentRead: true }),
+    ); // durableSeq 0, nextSeq 2
+    await s.put({ rows: [{ n: 2 }] });
+    await s.flush(); // position 0: seqs 1-2
+    const pendingSeqs = [await s.put({ rows: [{ n: 3 }] }), await s.put({ rows: [{ n: 4 }] })];
+    expect(pendingSeqs).toEqual([3, 4]);
+
+    // The table is restored from the backup once the flushed items expired: S3 holds seqs 1-2,
+    // the record says nothing is durable and seq 2 is the last allocated, seqs 3-4 are pending.
+    await f.table.client.send(
+      new PutItemCommand({ TableName: f.table.tableName, Item: backup.Item! }),
+    );
+    await expireBatchItems(f.table, 's1', 2);
+
+    const report = await rebuildShard(recoveryDepsOf(f), 's1');
+    expect(report.status).toBe('rebuilt');
+    expect(report.batches?.pending).toMatchObject({ batches: 2, fromSeq: 3, toSeq: 4 });
+    expect(report.cursors.after).toMatchObject({ durableSeq: 2, nextSeq: 5, pending: true });
+
+    await s.flush();
+    expect((await readShardRecord(f.table, 's1'))?.durableSeq).toBe(4);
+    const chain = await readWalChain(f.memory, 's1');
+    expect(chain.flatMap((o) => o.rows.map((r) => r.text))).toEqual([
+      '{"n":1}',
+      '{"n":2}',
+      '{"n":3}',
+      '{"n":4}',
+    ]);
+  });
+});
+
+describe('verifyShard', () => {
+  it('extends the expiry of pending batches above a restored record’s nextSeq (seed 435)', async () => {
+    const f = await fixture(dynalite());
+    const s = new TestShard(f);
+    const key = { pk: { S: shardPk('s1') }, sk: { S: META_SK } };
+    await s.put({ rows: [{ n: 1 }] });
+    const backup = await f.table.client.send(
+      new GetItemCommand({ TableName: f.table.tableName, Key: key, ConsistentRead: true }),
+    ); // durableSeq 0, nextSeq 2: seq 1 pending
+    const above = await s.put({ rows: [{ n: 2 }] }); // seq 2, pending, above the backup's nextSeq
+    await f.table.client.send(
+      new PutItemCommand({ TableName: f.table.tableName, Item: backup.Item! }),
+    );
+
+    // Until the operator's rebuild, the scheduled verify must keep seq 2 alive too.
+    const { batchMs } = lifetimesOf(f.table);
+    f.clock.advance(Math.ceil(batchMs / 2) + 1_000);
+    await verifyShard(recoveryDepsOf(f), 's1');
+    const expiries: number[] = [];
+    for await (const item of queryShardItems(f.table, 's1', batchRange(1, above), 'test')) {
+      expiries.push(Number(item.expiresAt?.N) * 1000);
+    }
+    expect(expiries).toHaveLength(2);
+    for (const at of expiries) expect(at).toBeGreaterThanOrEqual(f.clock.now() + batchMs - 1_000);
+  });
+});

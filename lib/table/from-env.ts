@@ -1,12 +1,10 @@
 /** Table job dependencies from the environment (the function entry and the CLI use it). */
 import path from 'node:path';
-import { GlueClient } from '@aws-sdk/client-glue';
 import { resourcesFromEnv } from '../config.js';
 import type { ObjectStore } from '../store/object-store.js';
 import type { TableCatalog } from './catalog.js';
 import { catalogConfigFromEnv } from './catalog-config.js';
 import type { TableDeps } from './deps.js';
-import { GlueCatalog } from './glue-catalog.js';
 import type { TablesConfig } from './table-config.js';
 
 /** Environment name of the local store's folder (as `lib/runtime/clients.ts` reads it). */
@@ -19,10 +17,26 @@ export function locationBaseFromEnv(env: NodeJS.ProcessEnv = process.env): strin
   return `s3://${resourcesFromEnv(env).bucketName}`;
 }
 
-/** The catalog the settings name (`catalog-config.ts`), or undefined for path-based only. */
+/**
+ * The catalog the settings name (`catalog-config.ts`), or undefined for
+ * path-based only. The Glue client loads on the catalog's first use, so a
+ * committer without Glue never imports it.
+ */
 export function catalogFromEnv(env: NodeJS.ProcessEnv = process.env): TableCatalog | undefined {
   const config = catalogConfigFromEnv(env);
-  return config && new GlueCatalog(new GlueClient({}), config.database);
+  if (!config) return undefined;
+  let glue: Promise<TableCatalog> | undefined;
+  const catalog = () => {
+    glue ??= import('./glue-catalog.js').then(({ glueCatalogOf }) =>
+      glueCatalogOf(config.database),
+    );
+    return glue;
+  };
+  return {
+    name: 'glue',
+    read: async (table) => (await catalog()).read(table),
+    update: async (table, entry, location) => (await catalog()).update(table, entry, location),
+  };
 }
 
 /** Deps of the table jobs over `store`, moving `catalog`'s pointers when given. */

@@ -16,7 +16,7 @@
  */
 import {
   GetTableCommand,
-  type GlueClient,
+  GlueClient,
   type Table,
   type TableInput,
   UpdateTableCommand,
@@ -147,4 +147,9 @@ class ConflictSignal extends Error {
     super('concurrent modification');
     this.name = 'ConflictSignal';
   }
+}
+
+/** The Glue catalog of `database` with a client from the AWS environment (region, credentials). */
+export function glueCatalogOf(database: string): GlueCatalog {
+  return new GlueCatalog(new GlueClient({}), database);
 }

@@ -45,7 +45,6 @@ export { expireSnapshots } from './expire.js';
 export { TableFaultPoint } from './fault-points.js';
 export { tableWalFloor, type WalFloor } from './floor.js';
 export { catalogFromEnv, locationBaseFromEnv, tableDeps } from './from-env.js';
-export { GLUE_ICEBERG_PARAMETERS, GlueCatalog } from './glue-catalog.js';
 export { maxLagMs, type ShardLag, tableLag } from './lag.js';
 export { defaultTableName, groupShardsByTable, TABLES_ENV, tableOfShard } from './names.js';
 export { removeOrphans } from './orphans.js';

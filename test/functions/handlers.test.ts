@@ -237,7 +237,7 @@ describe('functions/', () => {
       expect.arrayContaining([
         { shard: 'orders', reason: 'size-trigger' },
         { shard: 'clicks', reason: 'size-trigger' },
-        { shard: expect.stringMatching(/^(orders|clicks)$/), reason: 'fan-out' },
+        { shards: [expect.stringMatching(/^(orders|clicks)$/)], reason: 'fan-out' },
       ]),
     );
   });

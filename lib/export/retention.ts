@@ -25,7 +25,11 @@
  *     short) are deleted once they lie below O, the covered position of the
  *     newest valid manifest older than `exportRetentionMs`: an export still
  *     in flight with a range below O would have started before O's manifest
- *     existed, longer ago than the retention period. Segments are listed from
+ *     existed, longer ago than the retention period, so past the export
+ *     deadline, and writes no manifest (D1-D3 in `deadline.ts`: the deadline
+ *     is half the retention less the clock skew, and an export that stalled
+ *     past it between check and write deletes its manifest again when an
+ *     object it names is gone). Segments are listed from
  *     the `orphansSweptBelow` cursor; parts (few: those of kept manifests)
  *     are listed whole.
  * T4. Segments leave manifests only by history retention (`fold-export.ts`:

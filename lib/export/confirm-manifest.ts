@@ -1,12 +1,14 @@
 /**
- * The check after a manifest is written (D3 in `deadline.ts`): does every
- * part and segment it names still exist? Retention may have deleted one
- * while the export stalled between its deadline check and its write.
+ * The check after a manifest whose write returned past the export deadline
+ * (D3 in `deadline.ts`): does every part and segment it names still exist?
+ * Retention may have deleted one while the export stalled between its
+ * deadline check and its write.
  *
  * Cost: one listing of the shard's parts (few: those of the kept exports,
  * as retention lists them) and one of its segments from the first the
  * manifest names, 1,000 keys a request: the same order as the manifest's
- * own one line per part and segment (E4 in `export-shard.ts`).
+ * own one line per part and segment (E4 in `export-shard.ts`), and paid
+ * only by an export that stalled past its deadline.
  */
 import type { Manifest } from '../manifest/format.js';
 import { segmentKey, segmentPrefix } from '../segment/format.js';

@@ -33,10 +33,10 @@
  *      when due, and the manifest listing the base's objects and the new ones.
  *   4. Write the manifest create-if-absent at `manifestKey(shard, T)`,
  *      unless the export has run past its deadline (`deadline.ts`): then it
- *      fails and leaves what it wrote to retention's orphan sweep. Once
- *      written, confirm every object it names still exists, and delete it
- *      again and fail when one is gone (a stall between the deadline check
- *      and the write).
+ *      fails and leaves what it wrote to retention's orphan sweep. When the
+ *      write returns past the deadline (a stall between the check and the
+ *      write), confirm every object it names still exists, and delete the
+ *      manifest again and fail when one is gone.
  *      'exists' means another exporter won: verify theirs instead. Delta
  *      parts this fold stored and then compacted away are deleted (a crash
  *      first leaves them to retention's orphan sweep).
@@ -53,12 +53,14 @@
  *     between any two steps leaves objects the next run adopts or retires).
  * E4. Cost: the WAL since the base, plus the amortized compaction of
  *     `snapshot-plan.ts`, plus a manifest of one line per part and segment
- *     and a listing of the same keys to confirm it; the base's segments and
- *     parts are listed again, never read.
+ *     (and a listing of the same keys, only when the write returned past
+ *     the deadline); the base's segments and parts are listed again, never
+ *     read.
  * E5. A manifest is never left in place naming an object the orphan sweep
  *     may have deleted: it is written only within the export deadline
- *     (D1-D2 in `deadline.ts`) and deleted again when, once written, an
- *     object it names is gone (D3, which states the bound that remains).
+ *     (D1-D2 in `deadline.ts`) and deleted again when its write returned
+ *     past the deadline and an object it names is gone (D3, which states
+ *     the bound that remains).
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { CorruptDataError, NotFoundError } from '../errors.js';
@@ -80,7 +82,7 @@ import { stopReport } from '../recovery/stop-report.js';
 import { snapshotPartKey } from '../snapshot/format.js';
 import { FRAME_GZIP_LEVEL } from '../wal/framing.js';
 import { missingObjects } from './confirm-manifest.js';
-import { pastDeadline } from './deadline.js';
+import { mayHaveBeenSwept, pastDeadline } from './deadline.js';
 import { type ExportDeps, ExportFaultPoint } from './deps.js';
 import { type ExportReport, ExportStatus } from './export-report.js';
 import { foldExport } from './fold-export.js';
@@ -206,7 +208,9 @@ export async function exportShard(
       if (found) return done(ExportStatus.failed, found);
       report.status = ExportStatus.adopted;
     } else {
-      const missing = await missingObjects(deps.store, shard, manifest);
+      const missing = mayHaveBeenSwept(deps, started)
+        ? await missingObjects(deps.store, shard, manifest)
+        : [];
       if (missing.length > 0) {
         await deps.store.delete(key);
         metrics.addMetric(Metric.exportsAbandoned, MetricUnit.Count, 1);

@@ -6,7 +6,11 @@
  * seeds 617 and 1001423 found one).
  */
 import { describe, expect, it } from 'vitest';
-import { exportDeadlineMs } from '../../lib/export/deadline.js';
+import {
+  exportDeadlineMs,
+  MIN_EXPORT_DEADLINE_MS,
+  orphanAgeMs,
+} from '../../lib/export/deadline.js';
 import { type ExportDeps, ExportFaultPoint } from '../../lib/export/deps.js';
 import { exportShard } from '../../lib/export/export-shard.js';
 import { manifestKey } from '../../lib/manifest/format.js';
@@ -79,10 +83,14 @@ async function dangling(f: Fixture): Promise<string[]> {
 
 describe('exportShard', () => {
   describe('deadline', () => {
-    it('is half the export retention less the clock skew', async () => {
+    it('is half the export retention less the clock skew, at least 1 s, and the sweep waits twice it plus the skew', async () => {
       const { f } = await setUp();
       expect(exportDeadlineMs(exportDepsOf(f))).toBe((RETENTION_MS - SKEW_MS) / 2);
-      expect(exportDeadlineMs(exportDepsOf(f, { exportRetentionMs: 500 }))).toBe(0);
+      expect(orphanAgeMs(exportDepsOf(f))).toBe(RETENTION_MS);
+      // A retention too short for any export: the deadline keeps its floor, the sweep waits longer.
+      const short = exportDepsOf(f, { exportRetentionMs: 500 });
+      expect(exportDeadlineMs(short)).toBe(MIN_EXPORT_DEADLINE_MS);
+      expect(orphanAgeMs(short)).toBe(2 * MIN_EXPORT_DEADLINE_MS + SKEW_MS);
     });
 
     it('writes no manifest when the export stalled past the retention while retention swept', async () => {

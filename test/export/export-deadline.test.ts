@@ -127,6 +127,33 @@ describe('exportShard', () => {
     });
   });
 
+  describe('orphan sweep under a retention shorter than the deadline floor', () => {
+    it('waits twice the deadline plus the skew, not the retention, before sweeping', async () => {
+      const f = await fixture(dynalite(), {
+        walRetentionMs: 500,
+        exportRetentionMs: 500,
+        clockSkewMs: SKEW_MS,
+      });
+      const s = new TestShard(f);
+      const round = async (id: string) => {
+        await s.keyed([{ id, v: 1 }]);
+        await s.flush();
+        return exportShard(exportDepsOf(f), 's1');
+      };
+      await round('a');
+      await round('b');
+      // What a crashed export left (keyed rows only: no manifest lists a segment).
+      const orphan = segmentKey('s1', 0);
+      await f.memory.putIfAbsent(orphan, new Uint8Array([1, 2, 3]));
+      f.clock.advance(600); // past the retention, within A = 2 * 1 s + 1 s
+      expect((await round('c')).retention?.orphans.segments).toBe(0);
+      expect(await f.memory.get(orphan)).toBeDefined();
+      f.clock.advance(2 * MIN_EXPORT_DEADLINE_MS + SKEW_MS);
+      expect((await round('d')).retention?.orphans.segments).toBe(1);
+      expect(await f.memory.get(orphan)).toBeUndefined();
+    });
+  });
+
   describe('manifest confirmation', () => {
     it('deletes its manifest again when retention swept what it names during a stall after the deadline check', async () => {
       const { f, s } = await setUp();

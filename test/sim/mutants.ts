@@ -644,7 +644,8 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: 'orphan-age-is-the-retention',
-    breaks: 'D2: with a retention below 2 s + skew, the sweep waits twice the deadline plus the skew',
+    breaks:
+      'D2: with a retention below 2 s + skew, the sweep waits twice the deadline plus the skew',
     edits: [
       {
         file: 'lib/export/deadline.ts',

@@ -15,6 +15,7 @@ import { FRAME_GZIP_LEVEL } from '../wal/framing.js';
 export const ExportFaultPoint = {
   /** Segments and snapshot parts are stored; the manifest is not. */
   afterArchive: 'export:after-archive',
+  /** The deadline check passed (`deadline.ts`); the manifest is not yet written. */
   beforeWrite: 'export:before-write',
   afterWrite: 'export:after-write',
   afterWatermark: 'export:after-watermark',
@@ -41,6 +42,8 @@ export interface ExportDeps {
   walRetentionMs: number;
   /** Superseded manifests and snapshot parts stay this long (the newest two exports always stay); default `walRetentionMs`. */
   exportRetentionMs?: number;
+  /** Clock skew between processes; with the export retention it sets the export deadline (`deadline.ts`); default 0. */
+  clockSkewMs?: number;
   /** Keyless history (segments) is kept this long; 0 or absent: forever. */
   historyRetentionMs?: number;
   /** gzip level of segments and snapshot parts (default the framing's). */
@@ -68,6 +71,7 @@ export function exportDepsFrom(config: ShardwalConfig, parts: ExportParts): Expo
     walRetentionMs: config.walRetentionMs,
     exportRetentionMs: config.exportRetentionMs,
     historyRetentionMs: config.historyRetentionMs,
+    clockSkewMs: config.clockSkewMs,
     gzipLevel: FRAME_GZIP_LEVEL,
     walFloor: tables && tableWalFloor(parts.store, tables),
   };

@@ -31,7 +31,12 @@
  *      AOF export at T counts too: it is converted): new segments for the
  *      keyless rows since it, delta parts for the keyed rows, a compaction
  *      when due, and the manifest listing the base's objects and the new ones.
- *   4. Write the manifest create-if-absent at `manifestKey(shard, T)`.
+ *   4. Write the manifest create-if-absent at `manifestKey(shard, T)`,
+ *      unless the export has run past its deadline (`deadline.ts`): then it
+ *      fails and leaves what it wrote to retention's orphan sweep. When the
+ *      write returns past the deadline (a stall between the check and the
+ *      write), confirm every object it names still exists, and delete the
+ *      manifest again and fail when one is gone.
  *      'exists' means another exporter won: verify theirs instead. Delta
  *      parts this fold stored and then compacted away are deleted (a crash
  *      first leaves them to retention's orphan sweep).
@@ -47,8 +52,15 @@
  *     stored, and the watermark moves only after the manifest is (a crash
  *     between any two steps leaves objects the next run adopts or retires).
  * E4. Cost: the WAL since the base, plus the amortized compaction of
- *     `snapshot-plan.ts`, plus a manifest of one line per part and segment;
- *     the base's segments and parts are listed again, never read.
+ *     `snapshot-plan.ts`, plus a manifest of one line per part and segment
+ *     (and a listing of the same keys, only when the write returned past
+ *     the deadline); the base's segments and parts are listed again, never
+ *     read.
+ * E5. A manifest is never left in place naming an object the orphan sweep
+ *     may have deleted: it is written only within the export deadline
+ *     (D1-D2 in `deadline.ts`) and deleted again when its write returned
+ *     past the deadline and an object it names is gone (D3, which states
+ *     the bound that remains).
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { CorruptDataError, NotFoundError } from '../errors.js';
@@ -69,6 +81,8 @@ import type { ProgressListener } from '../recovery/progress.js';
 import { stopReport } from '../recovery/stop-report.js';
 import { snapshotPartKey } from '../snapshot/format.js';
 import { FRAME_GZIP_LEVEL } from '../wal/framing.js';
+import { missingObjects } from './confirm-manifest.js';
+import { mayHaveBeenSwept, pastDeadline } from './deadline.js';
 import { type ExportDeps, ExportFaultPoint } from './deps.js';
 import { type ExportReport, ExportStatus } from './export-report.js';
 import { foldExport } from './fold-export.js';
@@ -88,6 +102,7 @@ export async function exportShard(
   options: ExportOptions = {},
 ): Promise<ExportReport> {
   assertShardName(shard);
+  // Before the record is read, so before the first object is written (D1 in deadline.ts).
   const started = deps.now();
   // 1. Read.
   const record = await readShardRecord(deps.table, shard);
@@ -176,8 +191,13 @@ export async function exportShard(
     describe(report, manifest);
     await deps.faults?.(ExportFaultPoint.afterArchive, shard);
 
-    // 4. Write the manifest create-if-absent.
+    // 4. Write the manifest create-if-absent, unless past the deadline (D1); then confirm it (D3).
     const bytes = encodeManifest(manifest);
+    const late = pastDeadline(deps, started);
+    if (late) {
+      metrics.addMetric(Metric.exportsAbandoned, MetricUnit.Count, 1);
+      return done(ExportStatus.failed, late);
+    }
     await deps.faults?.(ExportFaultPoint.beforeWrite, shard);
     const written = await deps.store.putIfAbsent(key, bytes);
     await deps.faults?.(ExportFaultPoint.afterWrite, shard);
@@ -188,6 +208,17 @@ export async function exportShard(
       if (found) return done(ExportStatus.failed, found);
       report.status = ExportStatus.adopted;
     } else {
+      const missing = mayHaveBeenSwept(deps, started)
+        ? await missingObjects(deps.store, shard, manifest)
+        : [];
+      if (missing.length > 0) {
+        await deps.store.delete(key);
+        metrics.addMetric(Metric.exportsAbandoned, MetricUnit.Count, 1);
+        return done(
+          ExportStatus.failed,
+          `${missing.length} object(s) the manifest names were gone once it was written (first: ${missing[0]}; retention swept them while the export stalled for ${deps.now() - started} ms): the manifest was deleted again; the next export redoes the range`,
+        );
+      }
       for (const part of folded.superseded) await deps.store.delete(snapshotPartKey(shard, part));
     }
   }

@@ -23,9 +23,13 @@
  * T3. Orphans (segments and parts no kept manifest lists, left by crashed or
  *     racing exports, or by retired manifests whose deletions a crash cut
  *     short) are deleted once they lie below O, the covered position of the
- *     newest valid manifest older than `exportRetentionMs`: an export still
- *     in flight with a range below O would have started before O's manifest
- *     existed, longer ago than the retention period. Segments are listed from
+ *     newest valid manifest older than `exportRetentionMs` (or than twice
+ *     the export deadline plus the clock skew, when that is longer): an
+ *     export still in flight with a range below O would have started before
+ *     O's manifest existed, that long ago, so past its deadline, and writes
+ *     no manifest (D1-D3 in `deadline.ts`: one that stalled past it between
+ *     check and write deletes its manifest again when an object it names is
+ *     gone). Segments are listed from
  *     the `orphansSweptBelow` cursor; parts (few: those of kept manifests)
  *     are listed whole.
  * T4. Segments leave manifests only by history retention (`fold-export.ts`:
@@ -48,6 +52,7 @@ import {
 } from '../recovery/export-source.js';
 import { firstOfSegmentKey, segmentKey, segmentPrefix } from '../segment/format.js';
 import { rangeOfPartKey, snapshotPartKey, snapshotPrefix } from '../snapshot/format.js';
+import { orphanAgeMs } from './deadline.js';
 import type { ExportDeps } from './deps.js';
 import { ExportFaultPoint } from './deps.js';
 import {
@@ -140,7 +145,8 @@ export async function retire(deps: ExportDeps, input: RetentionInput): Promise<R
 
   // T3.
   const cursors = await readRetentionCursors(deps.table, shard);
-  const old = validManifests.filter((e) => e.createdAtMs <= exportCutoff).at(-1);
+  const orphanCutoff = nowMs - orphanAgeMs(deps);
+  const old = validManifests.filter((e) => e.createdAtMs <= orphanCutoff).at(-1);
   const sweepBelow = old?.ref.coveredPosition ?? 0;
   if (sweepBelow > cursors.orphansSweptBelow) {
     const startAfter =

@@ -50,6 +50,8 @@ export const Metric = {
   exportBytes: 'ExportBytes',
   exportDurationMs: 'ExportDurationMs',
   exportFallbacks: 'ExportFallbacks',
+  /** Exports that wrote no manifest, or deleted theirs again, because retention may have swept their objects (lib/export/deadline.ts). */
+  exportsAbandoned: 'ExportsAbandoned',
   walObjectsRetired: 'WalObjectsRetired',
   rebuildRows: 'RebuildRows',
   rebuildDurationMs: 'RebuildDurationMs',

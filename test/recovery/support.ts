@@ -123,6 +123,7 @@ export function exportDepsOf(f: Fixture, overrides: Partial<ExportDeps> = {}): E
     walRetentionMs: f.config.walRetentionMs,
     exportRetentionMs: f.config.exportRetentionMs,
     historyRetentionMs: f.config.historyRetentionMs,
+    clockSkewMs: f.config.clockSkewMs,
     ...overrides,
   };
 }

@@ -561,7 +561,7 @@ export const MUTANTS: Mutant[] = [
     edits: [
       {
         file: 'lib/export/retention.ts',
-        find: '  const old = validManifests.filter((e) => e.createdAtMs <= exportCutoff).at(-1);',
+        find: '  const old = validManifests.filter((e) => e.createdAtMs <= orphanCutoff).at(-1);',
         replace: '  const old = validManifests.at(-1);',
       },
     ],
@@ -603,6 +603,57 @@ export const MUTANTS: Mutant[] = [
       },
     ],
     tests: ['test/export/orphan-sweep.test.ts', 'test/export/retention.test.ts'],
+  },
+  {
+    name: 'export-without-deadline',
+    breaks:
+      'D1: an export that ran past its deadline writes no manifest (the sweep may have its parts)',
+    edits: [
+      {
+        file: 'lib/export/export-shard.ts',
+        find: '    const late = pastDeadline(deps, started);',
+        replace: '    const late = pastDeadline(deps, deps.now());',
+      },
+    ],
+    tests: ['test/export/export-deadline.test.ts'],
+  },
+  {
+    name: 'export-deadline-inclusive',
+    breaks: 'D1: an export that ran exactly its deadline still writes its manifest',
+    edits: [
+      {
+        file: 'lib/export/deadline.ts',
+        find: '  if (ranMs <= deadlineMs) return undefined;',
+        replace: '  if (ranMs < deadlineMs) return undefined;',
+      },
+    ],
+    tests: ['test/export/export-deadline.test.ts'],
+  },
+  {
+    name: 'export-manifest-unconfirmed',
+    breaks:
+      'D3: a manifest whose write returned past the deadline is deleted again when an object it names is gone',
+    edits: [
+      {
+        file: 'lib/export/export-shard.ts',
+        find: '      if (missing.length > 0) {',
+        replace: '      if (missing.length > 1) {',
+      },
+    ],
+    tests: ['test/export/export-deadline.test.ts'],
+  },
+  {
+    name: 'orphan-age-is-the-retention',
+    breaks:
+      'D2: with a retention below 2 s + skew, the sweep waits twice the deadline plus the skew',
+    edits: [
+      {
+        file: 'lib/export/deadline.ts',
+        find: '  return Math.max(retentionMs, 2 * exportDeadlineMs(deps) + (deps.clockSkewMs ?? 0));',
+        replace: '  return retentionMs;',
+      },
+    ],
+    tests: ['test/export/export-deadline.test.ts'],
   },
   {
     name: 'history-cutoff-forward',

@@ -347,6 +347,7 @@ export async function runSchedule(
     walRetentionMs: config.walRetentionMs,
     exportRetentionMs,
     historyRetentionMs,
+    clockSkewMs: config.clockSkewMs,
   };
   // Its own stream, so the draws of a schedule without it stay what they were.
   const slotRandom = seededRandom(params.seed ^ 0x61c88647);

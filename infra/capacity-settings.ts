@@ -52,7 +52,7 @@ export type ProvisionedCapacity = Readonly<Record<CapacityTarget, ScaledCapacity
  * and at most the default per-table quota of 40,000 (a higher quota is a
  * Service Quotas request, and then a code change here, on purpose).
  */
-export const CAPACITY_UNITS_RANGE = { min: 1, max: 40_000 } as const;
+const CAPACITY_UNITS_RANGE = { min: 1, max: 40_000 } as const;
 
 /**
  * Defaults (docs/deploy.md explains each). Minimums are what an idle stage

@@ -23,11 +23,11 @@ import { ContextError, type ContextReader, isSet } from './context-values.js';
 export const LOG_LEVEL_CONTEXT = 'logLevel';
 
 /** Levels a deployed function may log at: INFO or more detail (see above). */
-export const DEPLOY_LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO'] as const;
+const DEPLOY_LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO'] as const;
 export type DeployLogLevel = (typeof DEPLOY_LOG_LEVELS)[number];
 
 /** The level when none is set: operational lines (ticks, flushes, jobs), warnings and errors. */
-export const DEFAULT_DEPLOY_LOG_LEVEL: DeployLogLevel = 'INFO';
+const DEFAULT_DEPLOY_LOG_LEVEL: DeployLogLevel = 'INFO';
 
 /** Levels above INFO: refused, with the reason. */
 const ABOVE_INFO: readonly string[] = ['WARN', 'ERROR', 'CRITICAL', 'FATAL', 'SILENT'];

@@ -66,7 +66,7 @@ export const DEPLOY_CONTEXT = {
 } as const;
 
 /** Defaults of the deployment-only keys. */
-export const DEPLOY_DEFAULTS = {
+const DEPLOY_DEFAULTS = {
   exportEveryMinutes: 15,
   verifyEveryMinutes: 60,
   authorizer: 'iam',
@@ -87,25 +87,25 @@ export const DEPLOY_DEFAULTS = {
  * the whole value, so put-sqs could run twice what it said; refused with the
  * keys that replace it rather than read with a meaning it never had.
  */
-export const RETIRED_INGEST_KEY = 'ingestMaxConcurrency';
+const RETIRED_INGEST_KEY = 'ingestMaxConcurrency';
 
 /** Lambda's bounds on an SQS event source's maximum concurrency. */
-export const INGEST_MAX_CONCURRENCY_RANGE = { min: 2, max: 1_000 } as const;
+const INGEST_MAX_CONCURRENCY_RANGE = { min: 2, max: 1_000 } as const;
 
 /** A stage name: it becomes part of a stack name and a metric dimension. */
-export const STAGE_PATTERN = /^[A-Za-z][A-Za-z0-9-]{0,31}$/;
+const STAGE_PATTERN = /^[A-Za-z][A-Za-z0-9-]{0,31}$/;
 
 /** A shardwal context key, as distinct from the CDK's own keys (which carry `:`, `@`, `-` or `/`). */
 const SHARDWAL_KEY = /^[a-z][a-zA-Z0-9]*$/;
 
 /** API Gateway HTTP APIs cut an integration off at 30 s; a durable wait must end before that. */
-export const MAX_DURABLE_WAIT_MS = 25_000;
+const MAX_DURABLE_WAIT_MS = 25_000;
 
 /**
  * Lambda's synchronous invoke payload limit is 6 MB; the HTTP API event
  * envelope (headers, request context) needs room beside the body.
  */
-export const MAX_HTTP_BODY_BYTES = 6 * 1024 * 1024 - 256 * 1024;
+const MAX_HTTP_BODY_BYTES = 6 * 1024 * 1024 - 256 * 1024;
 
 /** How the HTTP API authorizes callers. */
 export type ApiAuthorizer =
@@ -113,7 +113,7 @@ export type ApiAuthorizer =
   | { kind: 'jwt'; issuer: string; audience: readonly string[] };
 
 /** A context key: a service setting or a deployment key (capacity ranges included). */
-export type SettingsKey =
+type SettingsKey =
   | SettingName
   | (typeof DEPLOY_CONTEXT)[keyof typeof DEPLOY_CONTEXT]
   | CapacityKey

@@ -16,7 +16,7 @@ import { ShardwalService } from './shardwal-service.js';
  * functions, API and alarms in place (the API keeps its URL) instead of
  * replacing them.
  */
-export const SERVICE_ID = 'Default';
+const SERVICE_ID = 'Default';
 
 /** Props of `ShardwalStack`. */
 export interface ShardwalStackProps extends StackProps {

@@ -42,7 +42,7 @@ const KEY_OF_ENV: Record<string, string> = {
 };
 
 /** The Glue registration of a deployment with `tableCatalog: 'glue'`. */
-export interface GlueDeploySettings {
+interface GlueDeploySettings {
   database: string;
   /** Every table the routes name, sorted: one Glue table each. */
   tables: string[];

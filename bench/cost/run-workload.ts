@@ -68,7 +68,7 @@ const Phase = {
   export: 'export',
   verify: 'verify',
 } as const;
-export type Phase = (typeof Phase)[keyof typeof Phase];
+type Phase = (typeof Phase)[keyof typeof Phase];
 const PHASES = Object.values(Phase);
 
 /** Shared by every run of one benchmark. */

@@ -50,7 +50,7 @@ export function tableAlarmPeriodMinutes(commitEveryMinutes: number): number {
 }
 
 /** Share of the WAL retention an uncommitted WAL object may reach before the retention-floor alarm. */
-export const TABLE_FLOOR_RETENTION_SHARE = 0.8;
+const TABLE_FLOOR_RETENTION_SHARE = 0.8;
 
 /**
  * Table lag at which the table is about to hold WAL history back: 80% of

@@ -37,7 +37,7 @@ import { addTableAlarms } from './table-alarms.js';
 export const NO_ALARM_DESTINATION_WARNING = '@shardwal/alarms:noDestination';
 
 /** How one alarm compares and evaluates, beyond its metric and threshold. */
-export interface AlarmOptions {
+interface AlarmOptions {
   comparison?: ComparisonOperator;
   missing?: TreatMissingData;
   evaluationPeriods?: number;

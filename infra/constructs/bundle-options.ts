@@ -24,7 +24,7 @@ import type { BuildOptions } from 'esbuild';
 import { BUNDLE_ENTRY, REPO_ROOT } from '../build/paths.js';
 
 /** esbuild target matching the Lambda runtime (`bundling.ts`). */
-export const ESBUILD_TARGET = 'node24';
+const ESBUILD_TARGET = 'node24';
 
 /**
  * ESM bundles inline CommonJS dependencies that call `require` (the AWS SDK's
@@ -34,7 +34,7 @@ export const ESM_REQUIRE_BANNER =
   "import { createRequire as __shardwalCreateRequire } from 'node:module'; const require = __shardwalCreateRequire(import.meta.url);";
 
 /** Prefer packages' ESM entry points: smaller bundles and real tree shaking. */
-export const MAIN_FIELDS = ['module', 'main'];
+const MAIN_FIELDS = ['module', 'main'];
 
 /** The options, without entry and output. */
 export const ESBUILD_OPTIONS = {

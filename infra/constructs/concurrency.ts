@@ -9,7 +9,7 @@
 import type { HandlerName } from './functions.js';
 
 /** Reserved concurrency per function; functions not listed share the account's pool. */
-export const RESERVED_CONCURRENCY = {
+const RESERVED_CONCURRENCY = {
   // One scheduled invocation a minute, which runs until the end of its minute:
   // the next one may start while the last tick of the previous one commits
   // (that overlap is fenced), so 2, never 1, which would throttle the next minute.

@@ -73,7 +73,7 @@ export const LOG_RETENTION = RetentionDays.ONE_MONTH;
  * throttles) still count every invocation. The application level is the
  * `logLevel` setting, at most INFO (`log-settings.ts`: the EMF lines).
  */
-export const LOGGING = {
+const LOGGING = {
   format: LoggingFormat.JSON,
   systemLevel: SystemLogLevel.WARN,
 } as const;

@@ -20,7 +20,7 @@ import { tablePrefix } from '../../lib/table/paths.js';
 import { decimalOf, FIXED_FIELDS, type TypedColumn } from '../../lib/table/schema.js';
 
 /** What the committer may do in Glue (`lib/table/glue-catalog.ts` sends these two). */
-export const GLUE_COMMITTER_ACTIONS = ['glue:GetTable', 'glue:UpdateTable'] as const;
+const GLUE_COMMITTER_ACTIONS = ['glue:GetTable', 'glue:UpdateTable'] as const;
 
 /** Props of `GlueTables`. */
 export interface GlueTablesProps {
@@ -31,7 +31,7 @@ export interface GlueTablesProps {
 }
 
 /** The Glue type of an Iceberg column type (Athena's names). */
-export function glueTypeOf(type: string): string {
+function glueTypeOf(type: string): string {
   if (decimalOf(type)) return type;
   const names: Record<string, string> = {
     string: 'string',

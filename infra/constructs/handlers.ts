@@ -39,7 +39,7 @@ export const PART_HANDLERS = [
   'statusHttp',
   'putSqs',
 ] as const satisfies readonly HandlerName[];
-export type PartHandlerName = (typeof PART_HANDLERS)[number];
+type PartHandlerName = (typeof PART_HANDLERS)[number];
 
 /** A handler a service may be without. */
 export type OmittableHandlerName = OptionalHandlerName | PartHandlerName;

@@ -22,7 +22,7 @@ export function logicalIdOf(construct: IConstruct): string {
 }
 
 /** A resolved CloudFormation value, flattened as cdk-nag 3 flattens it (`utils/flatten-cfn-reference`). */
-export function flattenCfnValue(value: unknown): string {
+function flattenCfnValue(value: unknown): string {
   if (value === undefined) return '';
   if (typeof value === 'string') return value.replace(/\$\{/g, '<').replace(/\}/g, '>');
   const node = value as Record<string, unknown>;
@@ -41,7 +41,7 @@ export function flattenCfnValue(value: unknown): string {
 }
 
 /** How cdk-nag names `resource` (a token or a literal ARN) in an IAM5 finding raised in `scope`'s stack. */
-export function nagResourceName(scope: IConstruct, resource: string): string {
+function nagResourceName(scope: IConstruct, resource: string): string {
   return flattenCfnValue(Stack.of(scope).resolve(resource));
 }
 

@@ -52,7 +52,7 @@ import { TABLE_LAYOUT } from './storage.js';
  * DynamoDB actions, by what the code in `lib/memtable/` sends. The sets below
  * follow the handlers' call paths: a grant nothing calls is a grant removed.
  */
-export const DDB_ACTIONS = {
+const DDB_ACTIONS = {
   /** Shard records, idempotency records and batch heads, by key. */
   getItem: 'dynamodb:GetItem',
   /** Batch ranges of one shard (flush, verify, rebuild); the pending index. */
@@ -70,7 +70,7 @@ export const DDB_ACTIONS = {
 } as const;
 
 /** The DynamoDB actions each handler's code sends to the table. */
-export const TABLE_ACTIONS_BY_HANDLER = {
+const TABLE_ACTIONS_BY_HANDLER = {
   // lib/put: idempotency (get, put, delete), allocate (update), the batch (put, update), durable wait (get).
   putHttp: ['getItem', 'putItem', 'updateItem', 'deleteItem'],
   putSqs: ['getItem', 'putItem', 'updateItem', 'deleteItem'],

@@ -36,14 +36,14 @@ export const INGEST_BATCHING_WINDOW = Duration.seconds(1);
 export const MAX_RECEIVE_COUNT = 5;
 
 /** Retention of the ingest queues: 14 days, SQS's maximum, twice the hold. */
-export const INGEST_RETENTION = Duration.seconds(HOLD_BACK.retentionSeconds);
+const INGEST_RETENTION = Duration.seconds(HOLD_BACK.retentionSeconds);
 
 /**
  * AWS's rule for an SQS event source: visibility timeout of at least six
  * times the function timeout (plus the batching window), so a message is not
  * handed to a second consumer while retries of the first are still running.
  */
-export function visibilityTimeoutFor(
+function visibilityTimeoutFor(
   functionTimeout: Duration,
   batchingWindow = Duration.seconds(0),
 ): Duration {

@@ -41,7 +41,7 @@ export const READER_KEY_PATTERNS: readonly string[] = [
 ];
 
 /** What a reader may get besides, with tables on: every table's metadata and data files. */
-export const TABLE_READER_KEY_PATTERNS: readonly string[] = [KEY_PATTERNS.table];
+const TABLE_READER_KEY_PATTERNS: readonly string[] = [KEY_PATTERNS.table];
 
 /** Props of `ReaderPolicy`. */
 export interface ReaderPolicyProps {
@@ -56,7 +56,7 @@ export interface ReaderPolicyProps {
 }
 
 /** What a reader may do in Glue (Athena's reads of a table's definition). */
-export const GLUE_READER_ACTIONS = ['glue:GetDatabase', 'glue:GetTable', 'glue:GetTables'] as const;
+const GLUE_READER_ACTIONS = ['glue:GetDatabase', 'glue:GetTable', 'glue:GetTables'] as const;
 
 /** The readers' policy. */
 export class ReaderPolicy extends Construct {

@@ -42,7 +42,7 @@ import { acknowledgeWildcardResources } from './nag.js';
 export { TICKER_SCHEDULED_TIME_FIELD };
 
 /** Input of the scheduled recovery invocation (on-demand rebuilds send `{ shard, mode: 'rebuild' }`). */
-export const VERIFY_INPUT = { mode: 'verify' } as const;
+const VERIFY_INPUT = { mode: 'verify' } as const;
 
 /**
  * Input of every export invocation: an EventBridge "Scheduled Event", the
@@ -50,7 +50,7 @@ export const VERIFY_INPUT = { mode: 'verify' } as const;
  * (`lib/export/export-event.ts`). Spelled out, so what the function gets
  * does not depend on what Scheduler sends a target without an input.
  */
-export function exportInput(stack: Stack): Record<string, unknown> {
+function exportInput(stack: Stack): Record<string, unknown> {
   return {
     version: '0',
     id: ContextAttribute.executionId,
@@ -65,16 +65,16 @@ export function exportInput(stack: Stack): Record<string, unknown> {
 }
 
 /** Input of the table commit's schedule (`functions/table-commit.ts`). */
-export const TABLE_COMMIT_INPUT = {} as const;
+const TABLE_COMMIT_INPUT = {} as const;
 
 /** Input of the hourly table maintenance: commit, then expire snapshots, compact, remove orphans. */
-export const TABLE_MAINTAIN_INPUT = { maintain: true } as const;
+const TABLE_MAINTAIN_INPUT = { maintain: true } as const;
 
 /** Period of the table maintenance. */
-export const TABLE_MAINTAIN_EVERY_MINUTES = 60;
+const TABLE_MAINTAIN_EVERY_MINUTES = 60;
 
 /** Input of every ticker invocation: the minute it was scheduled for. */
-export const TICKER_INPUT = {
+const TICKER_INPUT = {
   [TICKER_SCHEDULED_TIME_FIELD]: ContextAttribute.scheduledTime,
 } as const;
 
@@ -84,7 +84,7 @@ export const TICKER_INPUT = {
  * already run, and the next minute's invocation is the retry. Export and
  * verify are idempotent runs, so a retry within their period only helps.
  */
-export const SCHEDULE_RETRIES = { ticker: 0, export: 2, verify: 2, tables: 2 } as const;
+const SCHEDULE_RETRIES = { ticker: 0, export: 2, verify: 2, tables: 2 } as const;
 
 /** Scheduler accepts event ages of 60 s to 24 h; Lambda's async queue 60 s to 6 h. */
 const clampAge = (d: Duration, max: Duration) =>

@@ -29,7 +29,7 @@ const roundUp = (n: number, step: number) => Math.ceil(n / step) * step;
  * `maxWalObjectBytes`, for `flushConcurrency` shards, over a 256 MB runtime
  * baseline. Never below 1,024 MB, where gzip gets most of a vCPU.
  */
-export function flusherMemoryMb(config: ShardwalConfig): number {
+function flusherMemoryMb(config: ShardwalConfig): number {
   const inFlightMb = (3 * fixedFlushConcurrency(config) * config.maxWalObjectBytes) / MIB;
   return Math.min(10_240, Math.max(1_024, roundUp(256 + inFlightMb, 64)));
 }

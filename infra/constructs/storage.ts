@@ -53,13 +53,13 @@ export const TABLE_LAYOUT = {
  * retention deleted in the last NONCURRENT_VERSION_DAYS (docs/recovery.md
  * counts it).
  */
-export const NONCURRENT_VERSION_DAYS = 30;
+const NONCURRENT_VERSION_DAYS = 30;
 
 /** Days an incomplete multipart upload may linger (parts are billed until aborted). */
-export const ABORT_MULTIPART_DAYS = 7;
+const ABORT_MULTIPART_DAYS = 7;
 
 /** Days server access logs are kept. */
-export const ACCESS_LOG_DAYS = 90;
+const ACCESS_LOG_DAYS = 90;
 
 /** Id of the synth warning when the bucket is the app's: the guardrails are the app's to keep. */
 export const BROUGHT_BUCKET_WARNING = '@shardwal/storage:broughtBucket';

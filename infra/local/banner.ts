@@ -24,7 +24,7 @@ function shellQuote(text: string): string {
 }
 
 /** A period for people: `5 min`, `30 s`, `250 ms`. */
-export function describePeriod(ms: number): string {
+function describePeriod(ms: number): string {
   if (ms % 60_000 === 0) return `${ms / 60_000} min`;
   if (ms % 1_000 === 0) return `${ms / 1_000} s`;
   return `${ms} ms`;

@@ -19,7 +19,7 @@ import { type DynaliteServer, startDynalite } from '../../lib/memtable/dynalite-
 import { INGEST_MAX_RECEIVE_COUNT } from '../../lib/sqs/hold-back.js';
 
 /** Seconds a received message stays invisible unless the handler sets otherwise (a crash). */
-export const VISIBILITY_TIMEOUT_SECONDS = 10;
+const VISIBILITY_TIMEOUT_SECONDS = 10;
 
 /** Starts dynalite on `dynamodbDir` and ensures the table; `derived` says the port came from `PORT`. */
 export async function startLocalDynamo(

@@ -33,8 +33,6 @@ import { startLocalDynamo, startLocalQueues } from './emulators.js';
 import { applyEnvironment, localEnvironment } from './environment.js';
 import type { StopReport } from './stack-runtime.js';
 
-export type { StopReport } from './stack-runtime.js';
-
 /** A running local stack. */
 export interface LocalStack {
   /** Endpoints and paths, as written to stack.json. */

@@ -30,7 +30,7 @@ export function isTerminal(stream: Writable): boolean {
 }
 
 /** The text of one event. */
-export function progressText(job: string, event: ProgressEvent, elapsedMs: number): string {
+function progressText(job: string, event: ProgressEvent, elapsedMs: number): string {
   const n = (value: number) => value.toLocaleString('en-US');
   const where =
     event.position === undefined

@@ -44,7 +44,7 @@ function rowField(field: string): string {
 }
 
 /** The row text `shardwal put` sends for a line: the line without surrounding whitespace. */
-export function rowTextOf(text: string): string {
+function rowTextOf(text: string): string {
   return text.trim();
 }
 

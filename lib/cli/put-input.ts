@@ -117,7 +117,7 @@ export function isBlank(line: InputLine): boolean {
 }
 
 /** A line that cannot be sent. */
-export interface LineProblem {
+interface LineProblem {
   line: number;
   column: number;
   problem: string;

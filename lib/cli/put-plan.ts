@@ -100,7 +100,7 @@ export class BatchPlanner {
 }
 
 /** Hex digits of the batch hash in a key: 64 bits. */
-export const KEY_HASH_CHARS = 16;
+const KEY_HASH_CHARS = 16;
 
 /** The Idempotency-Key of `batch` holding `rowTexts` (invariant 3). */
 export function batchKey(

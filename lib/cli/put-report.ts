@@ -34,7 +34,7 @@ export function rowsPerSecond(rows: number, elapsedMs: number): number {
 }
 
 /** The text of the progress line. */
-export function progressLine(shard: string, counts: PutCounts, elapsedMs: number): string {
+function progressLine(shard: string, counts: PutCounts, elapsedMs: number): string {
   return (
     `put ${shard}: ${n(counts.ackedRows)}/${n(counts.rows)} rows acked, ` +
     `${n(rowsPerSecond(counts.ackedRows, elapsedMs))} rows/s, ${n(counts.retries)} retried` +

@@ -41,7 +41,7 @@ const KINDS = new Set<string>(Object.values(ErrorKind));
  * `Retry-After` in milliseconds: delta-seconds or an HTTP-date (RFC 9110
  * §10.2.3); undefined when absent or unreadable.
  */
-export function parseRetryAfter(value: string | null, nowMs: number): number | undefined {
+function parseRetryAfter(value: string | null, nowMs: number): number | undefined {
   if (value === null) return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;

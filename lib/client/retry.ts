@@ -68,7 +68,7 @@ export interface RetryEvent {
 }
 
 /** The wait before retry number `retry` (1 = the first retry) after `error`. */
-export function retryDelayMs(error: ApiError, retry: number, options: RetryOptions): number {
+function retryDelayMs(error: ApiError, retry: number, options: RetryOptions): number {
   if (error.retryAfterMs !== undefined) {
     return error.retryAfterMs + Math.floor(options.random() * options.baseDelayMs);
   }

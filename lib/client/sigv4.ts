@@ -24,7 +24,7 @@ export interface SigV4Auth {
 }
 
 /** A request about to be sent. */
-export interface SignableRequest {
+interface SignableRequest {
   method: string;
   url: URL;
   headers: Record<string, string>;

@@ -63,7 +63,7 @@ export function isFifoQueue(queueUrl: string): boolean {
 }
 
 /** The queue's `MaximumMessageSize`, in bytes. */
-export async function readMaxMessageBytes(
+async function readMaxMessageBytes(
   sqs: SQSClient,
   queueUrl: string,
   retry: RetryOptions,

@@ -31,7 +31,7 @@ export const ExportFaultPoint = {
 export type ExportFaultPoint = (typeof ExportFaultPoint)[keyof typeof ExportFaultPoint];
 
 /** A hook called at each point; it may throw to crash the export there. */
-export type ExportFaultHook = (point: ExportFaultPoint, shard: string) => Promise<void> | void;
+type ExportFaultHook = (point: ExportFaultPoint, shard: string) => Promise<void> | void;
 
 /** Dependencies of export. */
 export interface ExportDeps {

@@ -19,7 +19,7 @@ import type { WalRow } from '../wal/format.js';
 import { adoptPart } from './adopt-part.js';
 
 /** Row bytes held before the map spills into a part. */
-export const SPILL_BYTES = 32 * 1024 * 1024;
+const SPILL_BYTES = 32 * 1024 * 1024;
 
 /** Per-entry overhead counted against `spillBytes` besides the row and key text. */
 const ENTRY_OVERHEAD_BYTES = 96;

@@ -27,7 +27,7 @@ import { type LineStats, readGzipLines } from '../store/gzip-lines.js';
 import type { ObjectStore } from '../store/object-store.js';
 
 /** Uncompressed bytes after which a segment is closed at the next object boundary. */
-export const SEGMENT_TARGET_RAW_BYTES = 256 * 1024 * 1024;
+const SEGMENT_TARGET_RAW_BYTES = 256 * 1024 * 1024;
 
 /** Settings of an archive. */
 export interface ArchiveOptions {

@@ -22,10 +22,10 @@ import type { ObjectStore } from '../store/object-store.js';
 import { adoptPart } from './adopt-part.js';
 
 /** Compact once the deltas' bytes pass this fraction of the base's. */
-export const COMPACT_FRACTION = 0.5;
+const COMPACT_FRACTION = 0.5;
 
 /** Compact once there are more deltas than this. */
-export const MAX_DELTA_PARTS = 8;
+const MAX_DELTA_PARTS = 8;
 
 /**
  * True when `parts` (application order), plus a delta of `heldBytes` not yet

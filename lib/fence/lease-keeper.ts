@@ -18,7 +18,7 @@ export interface LeaseTimers {
 }
 
 /** Real timers that never keep the process alive on their own. */
-export const REAL_TIMERS: LeaseTimers = {
+const REAL_TIMERS: LeaseTimers = {
   setTimeout: (fn, ms) => {
     const handle = setTimeout(fn, ms);
     handle.unref?.();

@@ -11,7 +11,7 @@ export const ContentCoding = { gzip: 'gzip' } as const;
 export type ContentCoding = (typeof ContentCoding)[keyof typeof ContentCoding];
 
 /** What the put route takes, as the 415 message says it. */
-export const ACCEPTED_CONTENT_ENCODINGS = 'gzip or identity';
+const ACCEPTED_CONTENT_ENCODINGS = 'gzip or identity';
 
 /**
  * The codings of a `Content-Encoding` header, in the order applied, without

@@ -36,7 +36,7 @@ export const PutMediaKind = { json: 'json', ndjson: 'ndjson' } as const;
 export type PutMediaKind = (typeof PutMediaKind)[keyof typeof PutMediaKind];
 
 /** What the put route takes, as the 415 message says it. */
-export const ACCEPTED_MEDIA_TYPES = `application/json or application/*+json, or newline-delimited JSON as application/${NDJSON_SUBTYPES.join(', application/')}; with no charset or charset=utf-8`;
+const ACCEPTED_MEDIA_TYPES = `application/json or application/*+json, or newline-delimited JSON as application/${NDJSON_SUBTYPES.join(', application/')}; with no charset or charset=utf-8`;
 
 /** A parsed media type: lowercase type and subtype, parameters by lowercase name. */
 export interface MediaType {
@@ -107,13 +107,13 @@ export function parseMediaType(text: string): MediaType | undefined {
 }
 
 /** True for `application/json` and `application/<something>+json`. */
-export function isJsonMediaType(media: MediaType): boolean {
+function isJsonMediaType(media: MediaType): boolean {
   if (media.type !== 'application') return false;
   return media.subtype === 'json' || (media.subtype.endsWith('+json') && media.subtype.length > 5);
 }
 
 /** True for the newline-delimited JSON media types (`NDJSON_SUBTYPES`). */
-export function isNdjsonMediaType(media: MediaType): boolean {
+function isNdjsonMediaType(media: MediaType): boolean {
   return (
     media.type === 'application' && (NDJSON_SUBTYPES as readonly string[]).includes(media.subtype)
   );

@@ -40,7 +40,7 @@ export interface SeqStatusAnswer {
 }
 
 /** Reads a seq parameter exactly: 1 ..= MAX_SEQ, digits only. */
-export function parseSeq(text: string, field = 'seq'): number {
+function parseSeq(text: string, field = 'seq'): number {
   const parsed = parseExactInteger(text, {
     min: 1,
     max: MAX_SEQ,

@@ -39,7 +39,7 @@ import { scanNumber } from './scan-number.js';
 import { type DecodedString, scanString } from './scan-string.js';
 
 /** Limits and defaults of `parseExact`. */
-export const ExactParseDefaults = {
+const ExactParseDefaults = {
   /** Deepest nesting of objects and arrays accepted; the outermost container is level 1. */
   maxDepth: 1000,
   /** Name of the root in error paths. */

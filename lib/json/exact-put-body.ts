@@ -31,7 +31,7 @@ import {
 import type { ExactDocument, ExactValue } from './exact-tree.js';
 import { renderJsonPath } from './json-path.js';
 
-export type { ExactPutRow, PutBodyRules } from './exact-put-row.js';
+export type { PutBodyRules } from './exact-put-row.js';
 
 /** The body forms a put accepts. */
 export const BodyForm = { object: 'object', array: 'array', ndjson: 'ndjson' } as const;

@@ -28,7 +28,7 @@ export interface PutBodyRules {
 }
 
 /** A row's key: its JSON type and exact value. `id` is equal for equal keys, only for them. */
-export type ExactKey =
+type ExactKey =
   | { readonly type: 'string'; readonly value: string; readonly id: string }
   | { readonly type: 'number'; readonly text: string; readonly id: string };
 

@@ -20,31 +20,31 @@ export interface ExactObject extends ExactSpan {
 }
 
 /** An array whose items were built. */
-export interface ExactArray extends ExactSpan {
+interface ExactArray extends ExactSpan {
   readonly kind: 'array';
   readonly items: readonly ExactValue[];
 }
 
 /** A string, decoded (escapes resolved); its source spelling is the minified text. */
-export interface ExactString extends ExactSpan {
+interface ExactString extends ExactSpan {
   readonly kind: 'string';
   readonly value: string;
 }
 
 /** A number as its source text: never converted, so `1e400` and `-0` survive. */
-export interface ExactNumber extends ExactSpan {
+interface ExactNumber extends ExactSpan {
   readonly kind: 'number';
   readonly text: string;
 }
 
 /** `true` or `false`. */
-export interface ExactBoolean extends ExactSpan {
+interface ExactBoolean extends ExactSpan {
   readonly kind: 'boolean';
   readonly value: boolean;
 }
 
 /** `null`. */
-export interface ExactNull extends ExactSpan {
+interface ExactNull extends ExactSpan {
   readonly kind: 'null';
 }
 
@@ -52,7 +52,7 @@ export interface ExactNull extends ExactSpan {
  * An object or array below the materialized levels: validated like the rest
  * (syntax, duplicates, surrogates, depth) but not built; read it as text.
  */
-export interface ExactRaw extends ExactSpan {
+interface ExactRaw extends ExactSpan {
   readonly kind: 'raw';
   readonly of: 'object' | 'array';
 }

@@ -16,7 +16,7 @@ import { SETTINGS, TICKER_OFF, validateSettings } from '../config.js';
 import { ConfigError } from '../errors.js';
 
 /** Flush interval of the local stack when none is set. */
-export const LOCAL_DEFAULT_FLUSH_INTERVAL_MS = 1_000;
+const LOCAL_DEFAULT_FLUSH_INTERVAL_MS = 1_000;
 
 /** Environment names and defaults of the local settings. */
 export const LOCAL_SETTINGS = {
@@ -37,18 +37,10 @@ export const LOCAL_SETTINGS = {
 } as const;
 
 /** The value that disables a local schedule. */
-export const SCHEDULE_OFF = 'off';
+const SCHEDULE_OFF = 'off';
 
 /** Log levels the Powertools logger understands. */
-export const LOG_LEVELS = [
-  'TRACE',
-  'DEBUG',
-  'INFO',
-  'WARN',
-  'ERROR',
-  'CRITICAL',
-  'SILENT',
-] as const;
+const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
 
 /** Validated local settings. Ports of 0 mean "any free port". */
 export interface LocalSettings {

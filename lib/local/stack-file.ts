@@ -62,7 +62,7 @@ export async function removeStackFile(file: string, pid: number): Promise<void> 
 }
 
 /** Reads the file; undefined when absent. A malformed file is an error naming it. */
-export async function readStackFile(file: string): Promise<StackInfo | undefined> {
+async function readStackFile(file: string): Promise<StackInfo | undefined> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -86,7 +86,7 @@ export async function readStackFile(file: string): Promise<StackInfo | undefined
 }
 
 /** True when a process with `pid` exists (signal 0 probes without signalling). */
-export function isProcessAlive(pid: number): boolean {
+function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -97,7 +97,7 @@ export function isProcessAlive(pid: number): boolean {
 }
 
 /** True when something accepts TCP connections at `endpoint`'s host and port. */
-export function acceptsConnections(endpoint: string, timeoutMs = 1_000): Promise<boolean> {
+function acceptsConnections(endpoint: string, timeoutMs = 1_000): Promise<boolean> {
   const url = new URL(endpoint);
   return new Promise((resolve) => {
     const socket = connect({ host: url.hostname, port: Number(url.port) });

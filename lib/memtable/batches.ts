@@ -76,7 +76,7 @@ export type StoredBatch = (
 };
 
 /** The point past which a put must not write its batch (L1 in `lib/liveness.ts`). */
-export interface WriteDeadline {
+interface WriteDeadline {
   atMs: number;
   now: () => number;
 }

@@ -30,7 +30,7 @@ import {
 const REJECTED_PREFIX = 'rejected#';
 
 /** Sort key of a quarantined batch head. */
-export function rejectedSk(generation: number, seq: number): string {
+function rejectedSk(generation: number, seq: number): string {
   return `${REJECTED_PREFIX}${padPosition(generation)}#${padPosition(seq)}`;
 }
 

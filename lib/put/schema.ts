@@ -18,7 +18,7 @@ export const DELETE_MEMBER = '$delete';
 /** Longest key value accepted: a string's length, or a number's text length. */
 export const MAX_KEY_CHARS = 1024;
 /** Longest key field name accepted. */
-export const MAX_KEY_NAME_CHARS = 256;
+const MAX_KEY_NAME_CHARS = 256;
 /**
  * Deepest nesting accepted in a row (the row object is level 1). The scanner
  * is iterative, but stock JSON readers downstream (`jq`, DuckDB) recurse, so

@@ -6,7 +6,7 @@
 import type { Context } from 'aws-lambda';
 
 /** Time kept to settle the seq and answer after the last moment a batch may be written. */
-export const INVOCATION_MARGIN_MS = 1_000;
+const INVOCATION_MARGIN_MS = 1_000;
 
 /** The put deadline the invocation imposes, or undefined outside Lambda. */
 export function invocationDeadline(

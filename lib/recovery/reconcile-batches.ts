@@ -46,10 +46,10 @@ import type { ObjectSpan, Replay } from './replay.js';
 import type { ChainCursor } from './wal-chain.js';
 
 /** Rows of rejected batches shown in a report, in all; the quarantine keeps every row. */
-export const MAX_REPORTED_REJECTED_ROWS = 1_000;
+const MAX_REPORTED_REJECTED_ROWS = 1_000;
 
 /** A batch rejected because its seq is already durable in S3 with other content. */
-export interface RejectedBatchReport {
+interface RejectedBatchReport {
   seq: number;
   rowCount: number;
   /** The batch's rows, up to the report's budget (`rowsShown` of `rowCount`). */

@@ -26,7 +26,7 @@ import type { RecoveryDeps } from './deps.js';
 import { type Heal, HealKind } from './findings.js';
 
 /** Gaps sealed per verify of one shard at most; the next run continues. */
-export const MAX_GAP_SEALS_PER_VERIFY = 1_000;
+const MAX_GAP_SEALS_PER_VERIFY = 1_000;
 
 /** Applies the safe heals to `record`'s shard; returns what was healed. */
 export async function healShard(

@@ -14,7 +14,7 @@ import { sqsClientFromEnv } from './clients.js';
  * of earlier versions), or a tick's list of shards for one worker (P5 in
  * `lib/ticker/tick-plan.ts`).
  */
-export type FlushMessage =
+type FlushMessage =
   | { shard: string; reason: 'size-trigger' | 'fan-out' }
   | { shards: string[]; reason: 'fan-out' };
 
@@ -29,7 +29,7 @@ export const FAN_OUT_SEND = {
 } as const;
 
 /** A requester that sends one flush-queue message. */
-export function sqsFlushRequester(sqs: SQSClient, queueUrl: string): FlushRequester {
+function sqsFlushRequester(sqs: SQSClient, queueUrl: string): FlushRequester {
   return async (shard) => {
     const body: FlushMessage = { shard, reason: 'size-trigger' };
     await sqs.send(

@@ -31,7 +31,7 @@ export const SEGMENT_FORMAT_VERSION = 1;
 export const SEGMENT_READABLE_VERSIONS = [1] as const;
 
 /** Suffix of every segment key: gzip'd JSON Lines, as stock readers expect. */
-export const SEGMENT_SUFFIX = '.ndjson.gz';
+const SEGMENT_SUFFIX = '.ndjson.gz';
 
 /** A segment as its manifest records it. */
 export interface SegmentRef extends LineStats {

@@ -24,7 +24,7 @@ import type { SnsEnvelope } from './sns-envelope.js';
 export const IDEMPOTENCY_ATTRIBUTE = 'IdempotencyKey';
 
 /** Prefix of a key taken from a Binary attribute. */
-export const BINARY_KEY_PREFIX = 'b64:';
+const BINARY_KEY_PREFIX = 'b64:';
 
 /** Longest key the put path takes (`putRows`). */
 const MAX_KEY_CHARS = 256;

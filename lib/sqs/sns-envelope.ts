@@ -19,7 +19,7 @@ import { BomPolicy, parseExact } from '../json/exact-parse.js';
 import { type ExactObject, type ExactValue, memberOf } from '../json/exact-tree.js';
 
 /** An SNS message attribute as the envelope carries it. */
-export interface SnsAttribute {
+interface SnsAttribute {
   /** `String`, `Number`, `Binary` (Value is base64) or `String.Array`. */
   type: string;
   value: string;

@@ -33,7 +33,7 @@ import { InvalidInputError, UnavailableError } from '../errors.js';
 import type { ListOptions, ObjectStore, PutIfAbsentResult } from './object-store.js';
 
 /** File name prefix of in-flight writes; such files are not objects. */
-export const TEMP_FILE_PREFIX = '.tmp-';
+const TEMP_FILE_PREFIX = '.tmp-';
 
 /** An `ObjectStore` rooted at a directory. */
 export class FsObjectStore implements ObjectStore {

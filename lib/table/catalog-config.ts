@@ -16,11 +16,10 @@ export const CATALOG_ENV = {
 } as const;
 
 /** Catalogs a table can follow. */
-export const CatalogKind = { path: 'path', glue: 'glue' } as const;
-export type CatalogKind = (typeof CatalogKind)[keyof typeof CatalogKind];
+const CatalogKind = { path: 'path', glue: 'glue' } as const;
 
 /** Valid Glue database names (Glue stores them lowercase; Athena wants no more than this). */
-export const GLUE_DATABASE_PATTERN = /^[a-z0-9_]{1,255}$/;
+const GLUE_DATABASE_PATTERN = /^[a-z0-9_]{1,255}$/;
 
 /** The Glue catalog's settings. */
 export interface GlueCatalogConfig {

@@ -20,7 +20,7 @@ export const ParquetCodec = { gzip: 'GZIP', snappy: 'SNAPPY', none: 'UNCOMPRESSE
 export type ParquetCodec = (typeof ParquetCodec)[keyof typeof ParquetCodec];
 
 /** The codec data files are written with (see the module comment). */
-export const DEFAULT_CODEC: ParquetCodec = ParquetCodec.gzip;
+const DEFAULT_CODEC: ParquetCodec = ParquetCodec.gzip;
 
 /** gzip level of data pages: zlib's default, the same as segments pay. */
 const GZIP_LEVEL = 6;
@@ -105,7 +105,7 @@ function element(field: IcebergField): SchemaElement {
 }
 
 /** The Parquet schema of an Iceberg schema. */
-export function parquetSchema(schema: IcebergSchema): SchemaElement[] {
+function parquetSchema(schema: IcebergSchema): SchemaElement[] {
   return [{ name: 'table', num_children: schema.fields.length }, ...schema.fields.map(element)];
 }
 

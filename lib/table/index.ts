@@ -24,36 +24,11 @@
  *    follows it forward only, and its failure never touches the commit
  *    (`catalog.ts` G1-G3, `glue-catalog.ts`).
  */
-export { type AppendReport, appendTable } from './append.js';
-export {
-  type CatalogEntry,
-  type CatalogMove,
-  followCommit,
-  moveCatalogPointer,
-  type TableCatalog,
-} from './catalog.js';
-export {
-  CATALOG_ENV,
-  CatalogKind,
-  catalogConfigFromEnv,
-  GLUE_DATABASE_PATTERN,
-  type GlueCatalogConfig,
-} from './catalog-config.js';
-export { compactTable } from './compact.js';
-export type { TableDeps } from './deps.js';
-export { expireSnapshots } from './expire.js';
-export { TableFaultPoint } from './fault-points.js';
-export { tableWalFloor, type WalFloor } from './floor.js';
+
 export { catalogFromEnv, locationBaseFromEnv, tableDeps } from './from-env.js';
-export { maxLagMs, type ShardLag, tableLag } from './lag.js';
-export { defaultTableName, groupShardsByTable, TABLES_ENV, tableOfShard } from './names.js';
-export { removeOrphans } from './orphans.js';
-export { runTables, type TablesReport } from './run-tables.js';
-export {
-  optionsOf,
-  TABLE_SCHEMAS_ENV,
-  TABLE_SETTINGS,
-  type TablesConfig,
-  tablesConfigFromEnv,
-} from './table-config.js';
+
+export { groupShardsByTable } from './names.js';
+
+export { runTables } from './run-tables.js';
+export { tablesConfigFromEnv } from './table-config.js';
 export { currentDataFiles, type TableStatus, tableStatus } from './table-status.js';

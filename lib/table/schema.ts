@@ -17,14 +17,7 @@ export type TypedColumnType =
   | `decimal(${number},${number})`;
 
 /** An Iceberg primitive type as the schema JSON spells it. */
-export type IcebergType =
-  | 'string'
-  | 'long'
-  | 'double'
-  | 'boolean'
-  | 'timestamptz'
-  | 'date'
-  | string;
+type IcebergType = 'string' | 'long' | 'double' | 'boolean' | 'timestamptz' | 'date' | string;
 
 /** One field of an Iceberg schema. */
 export interface IcebergField {

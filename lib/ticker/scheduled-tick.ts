@@ -32,7 +32,7 @@ import { runTick } from './tick.js';
 import { runTicksUntil } from './ticker.js';
 
 /** Time kept free at the end of an invocation for its last tick to finish. */
-export const TICK_RESERVE_MS = 5_000;
+const TICK_RESERVE_MS = 5_000;
 
 /** Event field carrying the invocation's scheduled time (ISO 8601), set by the schedule's input. */
 export const TICKER_SCHEDULED_TIME_FIELD = 'scheduledTime';

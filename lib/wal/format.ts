@@ -29,7 +29,7 @@ export const WAL_READABLE_VERSIONS = [1, 2, 3] as const;
 /** A JSON object, as rows are. */
 export type JsonObject = { [key: string]: JsonValue };
 /** Any JSON value. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
+type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
 
 /** The header of one WAL object. */
 export interface WalHeader {

@@ -203,7 +203,7 @@ export type Wait = Promise<void> | undefined | void;
  * path reads as a record of a known tag, and then the record the format's
  * own mapping of that line would give.
  */
-export type CanonicalReader<R> = (
+type CanonicalReader<R> = (
   bytes: Buffer,
   start: number,
   end: number,

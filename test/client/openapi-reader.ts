@@ -42,7 +42,7 @@ export function yamlBlock(...keys: string[]): string[] {
 }
 
 /** The keys directly under a block. */
-export function yamlChildKeys(under: string[]): string[] {
+function yamlChildKeys(under: string[]): string[] {
   return children(under).flatMap((at) => {
     const key = keyOf(under[at]!);
     return key === undefined ? [] : [key];
@@ -50,7 +50,7 @@ export function yamlChildKeys(under: string[]): string[] {
 }
 
 /** The scalar or flow-list value of `key` directly under a block, as a list of strings. */
-export function yamlValues(under: string[], key: string): string[] | undefined {
+function yamlValues(under: string[], key: string): string[] | undefined {
   const at = children(under).find((index) => keyOf(under[index]!) === key);
   if (at === undefined) return undefined;
   const raw = under[at]!.slice(under[at]!.indexOf(':') + 1).trim();

@@ -77,7 +77,7 @@ const digits = (min: number, max: number) =>
     .map((d) => d.join(''));
 
 /** JSON number texts, most of which a double cannot hold exactly. */
-export const jsonNumber: fc.Arbitrary<string> = fc.oneof(
+const jsonNumber: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
     '0',
     '-0',
@@ -190,7 +190,7 @@ const keyValue = fc.oneof(
 const ROW_NESTING = MAX_ROW_DEPTH - 1;
 
 /** A row object; keyed rows carry `key` at a random position, some are deletes. */
-export function rowCase(key: string | undefined): fc.Arbitrary<RowCase> {
+function rowCase(key: string | undefined): fc.Arbitrary<RowCase> {
   const reserved = key === undefined ? ['$delete'] : ['$delete', key];
   const plain = members(jsonValue(2), 4, reserved);
   const deep = fc

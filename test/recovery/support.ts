@@ -31,7 +31,7 @@ export interface Snapshot {
 }
 
 /** The fold of every acked put, in seq order: what the shard should hold. */
-export class LiveModel {
+class LiveModel {
   readonly keyed = new Map<string, ModelRow>();
   readonly keyless: ModelRow[] = [];
   #nextOffset = 0;

@@ -23,7 +23,7 @@ import type { Intent } from './workload.js';
 import type { World } from './world.js';
 
 /** Virtual ms per second of the hold-back schedule (10 s → 1 s). */
-export const HOLD_BACK_SCALE_MS = 100;
+const HOLD_BACK_SCALE_MS = 100;
 /** The queue's visibility timeout (virtual ms): a killed invocation's messages come back after it. */
 const VISIBILITY_MS = 3_000;
 /** Messages per receive, SQS's FIFO batch size. */

@@ -7,7 +7,7 @@
 import { TABLE_MUTANTS } from '../table/mutants.js';
 
 /** One textual change to one file. */
-export interface Edit {
+interface Edit {
   file: string;
   find: string;
   replace: string;

@@ -99,7 +99,7 @@ const EXPIRY_IDEMPOTENCY_TTL_MS = 6_000;
 const KEEPER_INTERVAL_MS = 2_000;
 
 /** The service settings every schedule runs with: short bounds, small objects, a tight buffer. */
-export function simConfig(params?: Pick<ScheduleParams, 'expiry'>): ShardwalConfig {
+function simConfig(params?: Pick<ScheduleParams, 'expiry'>): ShardwalConfig {
   return validateSettings({
     flushIntervalMs: INTERVAL_MS,
     putDeadlineMs: 2_000,

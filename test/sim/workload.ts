@@ -8,7 +8,7 @@ import { seededRandom } from '../../lib/seeded-random.js';
 import type { JsonObject } from '../../lib/wal/format.js';
 
 /** How a put reaches shardwal: HTTP, a standard SQS queue, or a FIFO queue's message group. */
-export type Transport = 'http' | 'sqs' | 'fifo';
+type Transport = 'http' | 'sqs' | 'fifo';
 
 /** One producer's put, retried as its transport would. */
 export interface Intent {

@@ -249,7 +249,7 @@ export class World {
 }
 
 /** Lets every microtask, nextTick and resolved continuation run. */
-export async function quiesce(): Promise<void> {
+async function quiesce(): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
   await new Promise((resolve) => setImmediate(resolve));
 }

@@ -46,7 +46,7 @@ export function failWith(error: unknown): SendHook {
 }
 
 /** A body with the SDK's mixin method that `S3ObjectStore.get` uses. */
-export function sdkBody(bytes: Uint8Array): Readable {
+function sdkBody(bytes: Uint8Array): Readable {
   return Object.assign(Readable.from([Buffer.from(bytes)], { objectMode: false }), {
     transformToByteArray: async () => Uint8Array.from(bytes),
   });

@@ -40,13 +40,13 @@ export async function freshTable(server: DynaliteServer): Promise<Table> {
 }
 
 /** A controllable clock. */
-export interface TestClock {
+interface TestClock {
   now: () => number;
   advance: (ms: number) => void;
 }
 
 /** A clock starting at a fixed instant, moved only by `advance`. */
-export function testClock(startMs = 1_800_000_000_000): TestClock {
+function testClock(startMs = 1_800_000_000_000): TestClock {
   let now = startMs;
   return {
     now: () => now,

@@ -49,7 +49,7 @@ const BUILD_INPUTS = [
 ];
 
 /** The package's manifest, as far as the tests read it. */
-export interface PackageJson {
+interface PackageJson {
   name: string;
   version: string;
   license: string;

@@ -17,10 +17,10 @@ import {
 import type { Table } from '../../lib/memtable/table.js';
 
 /** What happens to a matching request. */
-export type Effect = 'fail' | 'lose-response' | 'hang' | 'unprocessed';
+type Effect = 'fail' | 'lose-response' | 'hang' | 'unprocessed';
 
 /** One scripted misbehaviour. */
-export interface Script {
+interface Script {
   match: (command: unknown) => boolean;
   effect: Effect;
   /** How many matching requests it applies to (default 1). */

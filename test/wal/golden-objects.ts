@@ -74,7 +74,7 @@ export const GOLDEN_V2: WalObject = {
 };
 
 /** When the golden v3 object's batches were buffered, by seq (ms since the Unix epoch). */
-export const GOLDEN_V3_INGESTED_AT: Record<number, number> = {
+const GOLDEN_V3_INGESTED_AT: Record<number, number> = {
   1008: 1_712_345_677_001,
   1009: 1_712_345_677_502,
   1011: 1_712_345_678_250,

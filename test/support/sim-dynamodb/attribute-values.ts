@@ -12,7 +12,7 @@ import { validationError } from './sdk-errors.js';
 export type Item = Record<string, AttributeValue>;
 
 /** The type tags of AttributeValue. */
-export const ATTRIBUTE_TYPES = ['S', 'N', 'B', 'SS', 'NS', 'BS', 'M', 'L', 'NULL', 'BOOL'] as const;
+const ATTRIBUTE_TYPES = ['S', 'N', 'B', 'SS', 'NS', 'BS', 'M', 'L', 'NULL', 'BOOL'] as const;
 /** One type tag. */
 export type AttributeType = (typeof ATTRIBUTE_TYPES)[number];
 const ATTRIBUTE_TAGS: ReadonlySet<string> = new Set(ATTRIBUTE_TYPES);
@@ -32,7 +32,7 @@ export function typeOf(value: AttributeValue): AttributeType {
 }
 
 /** Orders strings by their UTF-8 bytes (= code points), which is how DynamoDB sorts and compares them. */
-export function compareUtf8(a: string, b: string): number {
+function compareUtf8(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const x = a.charCodeAt(i);

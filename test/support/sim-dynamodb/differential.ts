@@ -12,7 +12,7 @@ import type { GeneratedCommand } from './shardwal-commands.js';
 export type Outcome = { output: unknown } | { error: { name: string; message: string } };
 
 /** Plain data: Uint8Array (and Buffer) become number arrays; $metadata and capacity go. */
-export function plain(value: unknown): unknown {
+function plain(value: unknown): unknown {
   if (value instanceof Uint8Array) return Array.from(value);
   if (Array.isArray(value)) return value.map(plain);
   if (value && typeof value === 'object') {
@@ -27,7 +27,7 @@ export function plain(value: unknown): unknown {
 }
 
 /** Sends `command`; never throws. */
-export async function outcomeOf(client: DynamoSender, command: object): Promise<Outcome> {
+async function outcomeOf(client: DynamoSender, command: object): Promise<Outcome> {
   try {
     return { output: plain(await client.send(command)) };
   } catch (error) {

@@ -19,7 +19,7 @@ export interface ValueOperand {
 }
 
 /** `size(path)`. */
-export interface SizeOperand {
+interface SizeOperand {
   kind: 'size';
   path: PathOperand;
 }

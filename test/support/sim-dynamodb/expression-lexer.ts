@@ -6,7 +6,7 @@
 import { validationError } from './sdk-errors.js';
 
 /** What a token is. */
-export type TokenKind = 'word' | 'name' | 'value' | 'integer' | 'symbol' | 'end';
+type TokenKind = 'word' | 'name' | 'value' | 'integer' | 'symbol' | 'end';
 
 /** One token and where it starts. */
 export interface Token {

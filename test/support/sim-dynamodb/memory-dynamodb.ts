@@ -74,7 +74,7 @@ import { TableStore } from './table-store.js';
 import { refuseUnmodeled } from './unmodeled-parameters.js';
 
 /** The operations modeled, by SDK command name minus `Command`. */
-export const DynamoOperation = {
+const DynamoOperation = {
   CreateTable: 'CreateTable',
   DescribeTable: 'DescribeTable',
   GetItem: 'GetItem',
@@ -87,7 +87,7 @@ export const DynamoOperation = {
   UpdateTimeToLive: 'UpdateTimeToLive',
   DescribeTimeToLive: 'DescribeTimeToLive',
 } as const;
-export type DynamoOperation = (typeof DynamoOperation)[keyof typeof DynamoOperation];
+type DynamoOperation = (typeof DynamoOperation)[keyof typeof DynamoOperation];
 
 /** Any SDK command object: what `send` receives. */
 export interface DynamoCommand {
@@ -101,7 +101,7 @@ export interface DynamoSender {
 }
 
 /** What the hooks learn about a request. */
-export interface ApplyInfo {
+interface ApplyInfo {
   operation: DynamoOperation;
   /** The table named by the request (the first one for BatchWriteItem). */
   tableName: string | undefined;
@@ -110,7 +110,7 @@ export interface ApplyInfo {
 }
 
 /** What `afterApply` learns: the request and its outcome (exactly one of output, error). */
-export interface AppliedInfo extends ApplyInfo {
+interface AppliedInfo extends ApplyInfo {
   output?: unknown;
   error?: unknown;
 }

@@ -13,7 +13,7 @@ import { acceptValue, type Item, typeOf } from './attribute-values.js';
 import { validationError } from './sdk-errors.js';
 
 /** A key attribute and its declared type. */
-export interface KeyAttribute {
+interface KeyAttribute {
   name: string;
   type: 'S' | 'N' | 'B';
 }

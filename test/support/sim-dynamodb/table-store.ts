@@ -33,7 +33,7 @@ export function lowerBound<T>(items: readonly T[], compare: (entry: T) => number
 }
 
 /** Position of `probe` in `items` (sorted by `order`): the first entry not below it. */
-export function searchBy<T>(items: readonly T[], order: (a: T, b: T) => number, probe: T): number {
+function searchBy<T>(items: readonly T[], order: (a: T, b: T) => number, probe: T): number {
   let lo = 0;
   let hi = items.length;
   while (lo < hi) {

@@ -24,11 +24,8 @@
  *    follows it forward only, and its failure never touches the commit
  *    (`catalog.ts` G1-G3, `glue-catalog.ts`).
  */
-
 export { catalogFromEnv, locationBaseFromEnv, tableDeps } from './from-env.js';
-
 export { groupShardsByTable } from './names.js';
-
 export { runTables } from './run-tables.js';
 export { tablesConfigFromEnv } from './table-config.js';
 export { currentDataFiles, type TableStatus, tableStatus } from './table-status.js';

@@ -231,6 +231,9 @@ describe('shardwal put', () => {
         '--json',
         '--batch-rows',
         '10',
+        // One batch in flight: lines 1-10 take the first seq (batches in flight land in any order).
+        '--concurrency',
+        '1',
       ],
       {
         stdin: Readable.from([`${jsonRows(25).join('\n')}\n`]),

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type App, Validations } from 'aws-cdk-lib';
+import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Code } from 'aws-cdk-lib/aws-lambda';
 import type { IConstruct } from 'constructs';
@@ -19,8 +19,9 @@ import {
   PROJECT_ROOT,
 } from '../../infra/constructs/functions.js';
 import { logicalIdOf } from '../../infra/constructs/nag.js';
+import type { TablesProps } from '../../infra/service-props.js';
 import { createShardwalApp } from '../../infra/shardwal-app.js';
-import type { ShardwalService } from '../../infra/shardwal-service.js';
+import { ShardwalService } from '../../infra/shardwal-service.js';
 import type { ShardwalStack } from '../../infra/shardwal-stack.js';
 
 /** The `context` block of cdk.json. */
@@ -46,6 +47,19 @@ export function functionOf(s: Synthesized, name: HandlerName) {
 
 /** Inline code for every function: template tests need no bundling. */
 export const INLINE_CODE = Code.fromInline('export const handler = async () => ({});');
+
+/** What a `ShardwalService` given `tables` props as written (unchecked by the compiler) throws. */
+export function tablesPropsError(tables: Record<string, unknown>): Error {
+  try {
+    new ShardwalService(new Stack(new App(), 'Bad'), 'S', {
+      tables: tables as unknown as TablesProps,
+      functionCode: INLINE_CODE,
+    });
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('no error');
+}
 
 /** A synthesized stack. */
 export interface Synthesized {

@@ -5,7 +5,6 @@ import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HANDLERS, type HandlerName } from '../../infra/constructs/functions.js';
 import { logicalIdOf } from '../../infra/constructs/nag.js';
-import type { TablesProps } from '../../infra/service-props.js';
 import { ShardwalService } from '../../infra/shardwal-service.js';
 import {
   actionsOf,
@@ -15,6 +14,7 @@ import {
   type Synthesized,
   statementsOf,
   synth,
+  tablesPropsError,
 } from './support.js';
 
 let glue: Synthesized;
@@ -195,33 +195,21 @@ describe('ShardwalService', () => {
   });
 
   describe('catalog settings', () => {
-    const thrown = (tables: Record<string, unknown>) => {
-      try {
-        new ShardwalService(new Stack(new App(), 'Bad'), 'S', {
-          tables: tables as unknown as TablesProps,
-          functionCode: INLINE_CODE,
-        });
-      } catch (error) {
-        return error as Error;
-      }
-      throw new Error('no error');
-    };
-
     it('refuses a tables entry whose table is known only at run time', () => {
-      const error = thrown({ routes: 'clicks-*', catalog: 'glue', glueDatabase: 'db' });
+      const error = tablesPropsError({ routes: 'clicks-*', catalog: 'glue', glueDatabase: 'db' });
       expect(error.message).toMatch(
         /^ShardwalService props\.tables\.routes="clicks-\*": entry "clicks-\*" names no table, .* write it as pattern=table/,
       );
     });
 
     it('refuses glue without a database, a database without glue, and either without table routes', () => {
-      expect(thrown({ routes: 'a=a', catalog: 'glue' }).message).toMatch(
+      expect(tablesPropsError({ routes: 'a=a', catalog: 'glue' }).message).toMatch(
         /^ShardwalService props\.tables\.glueDatabase=undefined: the Glue database is required/,
       );
-      expect(thrown({ routes: 'a=a', glueDatabase: 'db' }).message).toMatch(
+      expect(tablesPropsError({ routes: 'a=a', glueDatabase: 'db' }).message).toMatch(
         /^ShardwalService props\.tables\.glueDatabase="db": set only with SHARDWAL_TABLE_CATALOG=glue/,
       );
-      expect(thrown({ catalog: 'glue' }).message).toMatch(
+      expect(tablesPropsError({ catalog: 'glue' }).message).toMatch(
         /^ShardwalService props\.tables\.routes=undefined: expected the shard → table routes/,
       );
       expect(() => synth({ tables: 'a=a', tableCatalog: 'hive' })).toThrow(

@@ -1,11 +1,8 @@
-import { App, Stack } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DENY_OVERWRITE_SID } from '../../infra/constructs/bucket-policy.js';
 import type { HandlerName } from '../../infra/constructs/functions.js';
 import { logicalIdOf } from '../../infra/constructs/nag.js';
-import type { TablesProps } from '../../infra/service-props.js';
 import { ContextError, PropError } from '../../infra/settings.js';
-import { ShardwalService } from '../../infra/shardwal-service.js';
 import { MemoryObjectStore } from '../../lib/store/memory-store.js';
 import { appendTable } from '../../lib/table/append.js';
 import { compactTable } from '../../lib/table/compact.js';
@@ -15,12 +12,12 @@ import { testDeps, WalWriter } from '../table/helpers.js';
 import {
   actionsOf,
   functionId,
-  INLINE_CODE,
   nagReport,
   type Statement,
   type Synthesized,
   statementsOf,
   synth,
+  tablesPropsError,
 } from './support.js';
 
 let on: Synthesized;
@@ -269,32 +266,20 @@ describe('ShardwalService', () => {
   });
 
   describe('table settings', () => {
-    const thrown = (tables: Record<string, unknown>) => {
-      try {
-        new ShardwalService(new Stack(new App(), 'Bad'), 'S', {
-          tables: tables as unknown as TablesProps,
-          functionCode: INLINE_CODE,
-        });
-      } catch (error) {
-        return error as Error;
-      }
-      throw new Error('no error');
-    };
-
     it('names the prop of an invalid table setting', () => {
-      const tables = thrown({ routes: 'Bad Name' });
+      const tables = tablesPropsError({ routes: 'Bad Name' });
       expect(tables).toBeInstanceOf(PropError);
       expect(tables.message).toMatch(/^ShardwalService props\.tables\.routes="Bad Name": entry/);
-      expect(thrown({ routes: '*', commitMs: 0 }).message).toMatch(
+      expect(tablesPropsError({ routes: '*', commitMs: 0 }).message).toMatch(
         /^ShardwalService props\.tables\.commitMs=0: expected a whole number of at least 1/,
       );
-      expect(thrown({ routes: '*', schemas: { t: { partition: 'week' } } }).message).toMatch(
-        /^ShardwalService props\.tables\.schemas=.*expected day, hour or shard/,
-      );
+      expect(
+        tablesPropsError({ routes: '*', schemas: { t: { partition: 'week' } } }).message,
+      ).toMatch(/^ShardwalService props\.tables\.schemas=.*expected day, hour or shard/);
     });
 
     it('refuses table options without routes', () => {
-      const error = thrown({ commitMs: 60_000 });
+      const error = tablesPropsError({ commitMs: 60_000 });
       expect(error).toBeInstanceOf(ContextError);
       expect(error.message).toBe(
         'ShardwalService props.tables.routes=undefined: expected the shard → table routes',

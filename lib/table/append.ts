@@ -21,7 +21,6 @@
  */
 
 import { createVersion } from './commit.js';
-import type { TableRow } from './data-file.js';
 import type { TableDeps } from './deps.js';
 import { newSnapshotId, newUuid } from './deps.js';
 import { TableFaultPoint } from './fault-points.js';
@@ -42,18 +41,17 @@ import {
   REFUSED_KEY,
   tableHighWater,
 } from './progress.js';
-import { Projector } from './project.js';
-import { evolveSchema, RowOp, type TypedColumn } from './schema.js';
+import { evolveSchema, RowOp } from './schema.js';
 import { readManifestList } from './snapshot-files.js';
 import { optionsOf, TABLE_SCHEMAS_ENV } from './table-config.js';
 import { firstRetainedPosition, type OnWalRow, readWalRange, type WalRange } from './wal-source.js';
 import {
   addedEntries,
+  DataFileWriter,
   manifestRecord,
   newTableMetadata,
   storeManifest,
   storeManifestList,
-  writeDataFiles,
 } from './write-files.js';
 
 /** Attempts before a commit gives up for this run (the next run goes on). */
@@ -74,31 +72,21 @@ export interface AppendReport {
   conflicts: number;
 }
 
-/** Collects WAL rows in the table's form: typed columns projected, refused values counted. */
-class TableRows {
-  readonly rows: TableRow[] = [];
-  readonly refused: Record<string, number> = {};
-  readonly #projector: Projector;
-
-  constructor(columns: readonly TypedColumn[]) {
-    this.#projector = new Projector(columns);
-  }
-
-  readonly add: OnWalRow = (header, row) => {
-    const projection = this.#projector.project(row.text);
-    for (const name of projection.refused) this.refused[name] = (this.refused[name] ?? 0) + 1;
-    this.rows.push({
-      shard: header.shard,
-      seq: row.seq,
-      offset: row.offset,
-      position: header.position,
-      ingestedAtMs: row.ingestedAtMs ?? header.createdAtMs,
-      key: row.key ?? null,
-      op: row.key === undefined ? RowOp.append : row.delete ? RowOp.delete : RowOp.upsert,
-      text: row.text ?? null,
-      typed: projection.values,
-    });
-  };
+/** Hands each WAL row to `writer` in the table's form (its typed columns are projected there). */
+function tableRows(writer: DataFileWriter): OnWalRow {
+  return (header, row) =>
+    writer.add(
+      {
+        shard: header.shard,
+        seq: row.seq,
+        offset: row.offset,
+        position: header.position,
+        ingestedAtMs: row.ingestedAtMs ?? header.createdAtMs,
+        key: row.key ?? null,
+        op: row.key === undefined ? RowOp.append : row.delete ? RowOp.delete : RowOp.upsert,
+      },
+      row.text ?? null,
+    );
 }
 
 /** Reads each shard's WAL from its high-water (A1). */
@@ -172,20 +160,6 @@ export async function appendTable(
       current?.['last-column-id'] ?? 0,
       options.columns,
     );
-    const typedColumns = evolved.schema.fields
-      .filter((f) => f.id > 8)
-      .map((f) => ({ name: f.name, type: f.type as TypedColumn['type'] }));
-    // Rows take their table form as they are read (`wal-source.ts`).
-    const collected = new TableRows(typedColumns);
-    const ranges = await readRanges(
-      deps,
-      shards,
-      read,
-      base?.metadata['last-sequence-number'] ?? 0,
-      collected.add,
-    );
-    if (ranges.length === 0) return report;
-    const { rows, refused } = collected;
     const by = current
       ? current['default-spec-id'] === 0
         ? 'day'
@@ -193,14 +167,26 @@ export async function appendTable(
           ? 'hour'
           : 'shard'
       : options.partition;
-    const files = await writeDataFiles(
+    // Rows take their table form as they are read (`wal-source.ts`), into data files as they fill.
+    const writer = new DataFileWriter(
       deps,
       table,
       current?.location ?? location,
       evolved.schema,
       by,
-      rows,
     );
+    const ranges = await readRanges(
+      deps,
+      shards,
+      read,
+      base?.metadata['last-sequence-number'] ?? 0,
+      tableRows(writer),
+    );
+    if (ranges.length === 0) return report;
+    const { refused } = writer;
+    const rowCount = writer.rows;
+    // Stored only now: the read verified every object the rows came from.
+    const files = await writer.store();
     await deps.faults?.(TableFaultPoint.appendAfterDataFiles, table);
     const manifest = await storeManifest(
       deps,
@@ -234,7 +220,7 @@ export async function appendTable(
         snapshotId,
         ranges,
         appended,
-        rows.length,
+        rowCount,
         files.length,
         refused,
       );
@@ -244,7 +230,7 @@ export async function appendTable(
           status: 'committed',
           version: (base?.version ?? 0) + 1,
           snapshotId,
-          rows: rows.length,
+          rows: rowCount,
           files: files.length,
           appended,
           refused,

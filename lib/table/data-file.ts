@@ -11,7 +11,8 @@
  * measurement behind the choice (`npm run bench:table`).
  */
 import { gzipSync } from 'node:zlib';
-import { ByteWriter, parquetWrite } from 'hyparquet-writer';
+import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
+import type { DataColumns } from './data-columns.js';
 import type { TypedValue } from './project.js';
 import { decimalOf, FieldId, type IcebergField, type IcebergSchema } from './schema.js';
 
@@ -25,10 +26,13 @@ const DEFAULT_CODEC: ParquetCodec = ParquetCodec.gzip;
 /** gzip level of data pages: zlib's default, the same as segments pay. */
 const GZIP_LEVEL = 6;
 
-/** A Parquet schema element, as the writer types it. */
-type SchemaElement = NonNullable<Parameters<typeof parquetWrite>[0]['schema']>[number];
+/** Rows per row group: a file's rows are written (and held) one group at a time. */
+export const ROW_GROUP_ROWS = 100_000;
 
-/** One table row as the data file stores it. */
+/** A Parquet schema element, as the writer types it. */
+type SchemaElement = ConstructorParameters<typeof ParquetWriter>[0]['schema'][number];
+
+/** One table row as the data file stores it (compaction reads files back into these). */
 export interface TableRow {
   shard: string;
   seq: number;
@@ -109,57 +113,83 @@ function parquetSchema(schema: IcebergSchema): SchemaElement[] {
   return [{ name: 'table', num_children: schema.fields.length }, ...schema.fields.map(element)];
 }
 
-/** Column values of `rows` for `field` (the index of a typed field is `index - fixed`). */
-function columnData(field: IcebergField, rows: readonly TableRow[], typedIndex: number): unknown[] {
+/** Largest |ms| whose microseconds are a safe integer (about the year 2255). */
+const SAFE_MS = 9e12;
+
+/** Microseconds of `ms`: a number while exact, else a BigInt (the writer stores either as INT64). */
+function micros(ms: number): number | bigint {
+  return Math.abs(ms) <= SAFE_MS ? ms * 1000 : BigInt(ms) * 1000n;
+}
+
+/** Column values of `rows` for `field` (`typedIndex`: its index among the typed fields). */
+function columnData(field: IcebergField, rows: DataColumns, typedIndex: number): unknown[] {
   switch (field.id) {
     case FieldId.shard:
-      return rows.map((r) => r.shard);
+      return rows.shard;
     case FieldId.seq:
-      return rows.map((r) => BigInt(r.seq));
+      return rows.seq;
     case FieldId.offset:
-      return rows.map((r) => BigInt(r.offset));
+      return rows.offset;
     case FieldId.position:
-      return rows.map((r) => BigInt(r.position));
+      return rows.position;
     case FieldId.ingestedAt:
-      return rows.map((r) => BigInt(r.ingestedAtMs) * 1000n);
+      return rows.ingestedAtMs.map(micros);
     case FieldId.key:
-      return rows.map((r) => r.key);
+      return rows.key;
     case FieldId.op:
-      return rows.map((r) => r.op);
+      return rows.op;
     case FieldId.row:
-      return rows.map((r) => r.text);
+      return rows.texts();
     default:
-      return rows.map((r) => r.typed[typedIndex] ?? null);
+      return rows.typed[typedIndex]!;
   }
 }
 
-/** Writes `rows` as one Parquet file of `schema`; returns its bytes. */
-export function writeDataFile(
-  schema: IcebergSchema,
-  rows: readonly TableRow[],
-  codec: ParquetCodec = DEFAULT_CODEC,
-): Uint8Array {
-  const writer = new ByteWriter();
-  let typedIndex = -1;
-  const columns = schema.fields.map((field) => {
-    if (field.id > FieldId.row) typedIndex += 1;
-    const delta = field.type === 'long' || field.type === 'timestamptz';
-    return {
-      name: field.name,
-      data: columnData(field, rows, typedIndex) as never,
-      // Sequences and times ascend: delta encoding stores them in a few bits a row.
-      ...(delta ? { encoding: 'DELTA_BINARY_PACKED' as const } : {}),
-    };
-  });
-  parquetWrite({
-    writer,
-    columnData: columns,
-    schema: parquetSchema(schema),
-    codec,
-    compressors: { GZIP: (bytes: Uint8Array) => gzipSync(bytes, { level: GZIP_LEVEL }) },
-    rowGroupSize: 100_000,
-    kvMetadata: [{ key: 'iceberg.schema', value: JSON.stringify(schema) }],
-    createdBy: 'shardwal',
-  });
-  return new Uint8Array(writer.getBuffer());
+/**
+ * One Parquet file of `schema`, written a row group at a time (the
+ * committer hands each group over as soon as it is full, so it holds one
+ * group's rows, not a file's).
+ */
+export class DataFile {
+  readonly #schema: IcebergSchema;
+  readonly #bytes = new ByteWriter();
+  readonly #writer: ParquetWriter;
+  /** Rows written so far. */
+  rows = 0;
+
+  constructor(schema: IcebergSchema, codec: ParquetCodec = DEFAULT_CODEC) {
+    this.#schema = schema;
+    this.#writer = new ParquetWriter({
+      writer: this.#bytes,
+      schema: parquetSchema(schema),
+      codec,
+      compressors: { GZIP: (bytes: Uint8Array) => gzipSync(bytes, { level: GZIP_LEVEL }) },
+      kvMetadata: [{ key: 'iceberg.schema', value: JSON.stringify(schema) }],
+      createdBy: 'shardwal',
+    });
+  }
+
+  /** Writes `rows` as the file's next row group. */
+  addRowGroup(rows: DataColumns): void {
+    if (rows.length === 0) return;
+    let typedIndex = -1;
+    const columns = this.#schema.fields.map((field) => {
+      if (field.id > FieldId.row) typedIndex += 1;
+      const delta = field.type === 'long' || field.type === 'timestamptz';
+      return {
+        name: field.name,
+        data: columnData(field, rows, typedIndex) as never,
+        // Sequences and times ascend: delta encoding stores them in a few bits a row.
+        ...(delta ? { encoding: 'DELTA_BINARY_PACKED' as const } : {}),
+      };
+    });
+    this.#writer.write({ columnData: columns, rowGroupSize: rows.length });
+    this.rows += rows.length;
+  }
+
+  /** The file's bytes (footer written); the file takes no more rows. */
+  finish(): Uint8Array {
+    this.#writer.finish();
+    return new Uint8Array(this.#bytes.getBuffer());
+  }
 }

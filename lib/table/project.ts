@@ -226,17 +226,49 @@ export class Projector {
     this.#find(text);
     let refused = NO_REFUSALS;
     for (let index = 0; index < count; index++) {
-      const start = this.#starts[index]!;
-      if (start < 0) continue;
-      const kind = kindAt(text.charCodeAt(start));
-      if (kind === Kind.null) continue;
-      const value = typedMember(this.#readers[index]!, kind, text, start, this.#ends[index]!);
+      const value = this.#value(text, index);
       if (value === undefined) {
         if (refused === NO_REFUSALS) refused = [];
         refused.push(this.#columns[index]!.name);
       } else values[index] = value;
     }
     return { values, refused };
+  }
+
+  /**
+   * `project`, appending each column's value to `out[column]` (null when
+   * absent or refused) and counting refusals in `refused` by column name:
+   * the committer's form, with nothing allocated per row but the values.
+   */
+  projectInto(
+    text: string | undefined,
+    out: readonly TypedValue[][],
+    refused: Record<string, number>,
+  ): void {
+    const count = this.#columns.length;
+    if (count === 0) return;
+    if (text === undefined) {
+      for (let index = 0; index < count; index++) out[index]!.push(null);
+      return;
+    }
+    this.#find(text);
+    for (let index = 0; index < count; index++) {
+      const value = this.#value(text, index);
+      if (value === undefined) {
+        const name = this.#columns[index]!.name;
+        refused[name] = (refused[name] ?? 0) + 1;
+        out[index]!.push(null);
+      } else out[index]!.push(value);
+    }
+  }
+
+  /** Column `index`'s value in `text` (after `#find`): null when absent or JSON null, undefined when refused. */
+  #value(text: string, index: number): TypedValue | undefined {
+    const start = this.#starts[index]!;
+    if (start < 0) return null;
+    const kind = kindAt(text.charCodeAt(start));
+    if (kind === Kind.null) return null;
+    return typedMember(this.#readers[index]!, kind, text, start, this.#ends[index]!);
   }
 
   /** Walks the top level of `text`, remembering where each wanted member's value is. */

@@ -16,16 +16,21 @@ import {
   writeManifest,
   writeManifestList,
 } from './avro.js';
-import { type TableRow, writeDataFile } from './data-file.js';
+import type { FixedColumns } from './data-columns.js';
+import { DataColumns } from './data-columns.js';
+import { DataFile, ROW_GROUP_ROWS, type TableRow } from './data-file.js';
 import { newUuid, type TableDeps } from './deps.js';
 import type { TableMetadata } from './metadata.js';
 import { metadataPrefix, tablePrefix, uriOfKey } from './paths.js';
+import { Projector } from './project.js';
 import {
+  FieldId,
   type IcebergSchema,
   type PartitionBy,
   partitionPath,
   partitionSpec,
   partitionValue,
+  type TypedColumn,
 } from './schema.js';
 
 /** Stores `bytes` at a fresh key; a taken key is a bug (names are unique). */
@@ -35,37 +40,149 @@ async function putNew(deps: TableDeps, key: string, bytes: Uint8Array): Promise<
   }
 }
 
-/** Groups rows by partition value, keeping their order. */
-function byPartition(by: PartitionBy, rows: readonly TableRow[]): Map<number | string, TableRow[]> {
-  const groups = new Map<number | string, TableRow[]>();
-  for (const row of rows) {
-    const value = partitionValue(by, row.shard, row.ingestedAtMs);
-    const group = groups.get(value) ?? [];
-    group.push(row);
-    groups.set(value, group);
-  }
-  return groups;
+/** A partition's data file being written. */
+interface OpenFile {
+  value: number | string;
+  key: string;
+  file: DataFile;
+  /** Its current row group, not yet handed to the Parquet writer. */
+  group: DataColumns;
+  /** Row text so far, plus 64 a row for the other columns (the measure files are cut by). */
+  bytes: number;
 }
 
-/** Splits a partition's rows into slices of about `targetBytes` of row text. */
-function slices(rows: readonly TableRow[], targetBytes: number): TableRow[][] {
-  const out: TableRow[][] = [];
-  let current: TableRow[] = [];
-  let bytes = 0;
-  for (const row of rows) {
-    current.push(row);
-    bytes += (row.text?.length ?? 0) + 64;
-    if (bytes >= targetBytes) {
-      out.push(current);
-      current = [];
-      bytes = 0;
+/**
+ * Writes rows into data files as they arrive (the committer hands each row
+ * over while the WAL reader has it at hand, compaction each row it read):
+ * one open file per partition value, whose current row group is held column
+ * by column and handed to the Parquet writer once it has `ROW_GROUP_ROWS`
+ * rows; a file ends after the row that brings it to the target size. Typed
+ * columns are projected as rows arrive, refusals counted. Finished files
+ * are held as their (compressed) bytes until `store`, which the caller
+ * calls once the rows are known good (a WAL read verified to its end).
+ */
+export class DataFileWriter {
+  /** Values of typed columns that could not be stored exactly, by column. */
+  readonly refused: Record<string, number> = {};
+  /** Rows added. */
+  rows = 0;
+  readonly #deps: TableDeps;
+  readonly #schema: IcebergSchema;
+  readonly #by: PartitionBy;
+  readonly #location: string;
+  readonly #table: string;
+  readonly #typedCount: number;
+  readonly #projector: Projector;
+  /** Key prefix of this attempt's files: their creation time and a fresh id. */
+  readonly #name: string;
+  readonly #open = new Map<number | string, OpenFile>();
+  /** Finished files by partition, partitions in the order first seen. */
+  readonly #done = new Map<
+    number | string,
+    Array<{ key: string; bytes: Uint8Array; rows: number }>
+  >();
+  /** The file the previous row went to: rows mostly arrive partition by partition. */
+  #last: OpenFile | undefined;
+  #index = 0;
+
+  constructor(
+    deps: TableDeps,
+    table: string,
+    location: string,
+    schema: IcebergSchema,
+    by: PartitionBy,
+  ) {
+    this.#deps = deps;
+    this.#table = table;
+    this.#location = location;
+    this.#schema = schema;
+    this.#by = by;
+    const typed = schema.fields.filter((f) => f.id > FieldId.row);
+    this.#typedCount = typed.length;
+    this.#projector = new Projector(
+      typed.map((f) => ({ name: f.name, type: f.type as TypedColumn['type'] })),
+    );
+    this.#name = `${deps.now()}-${newUuid(deps)}`;
+  }
+
+  /** Adds a row, projecting its typed columns from `text`. */
+  add(fixed: FixedColumns, text: string | null): void {
+    const open = this.#fileOf(fixed);
+    open.group.add(fixed, text);
+    this.#projector.projectInto(text ?? undefined, open.group.typed, this.refused);
+    this.#added(open, text);
+  }
+
+  /** Adds a row whose typed values are given (compaction: re-projected for the file's own columns). */
+  addRow(row: TableRow): void {
+    const open = this.#fileOf(row);
+    open.group.add(row, row.text);
+    for (let i = 0; i < this.#typedCount; i++) open.group.typed[i]!.push(row.typed[i] ?? null);
+    this.#added(open, row.text);
+  }
+
+  /** Finishes the open files and stores every file; returns their manifest records. */
+  async store(): Promise<DataFileRecord[]> {
+    for (const open of [...this.#open.values()]) this.#close(open);
+    const field = partitionFieldName(this.#by);
+    const out: DataFileRecord[] = [];
+    for (const [value, files] of this.#done) {
+      for (const { key, bytes, rows } of files) {
+        await putNew(this.#deps, key, bytes);
+        out.push({
+          content: 0,
+          file_path: uriOfKey(this.#location, this.#table, key),
+          file_format: 'PARQUET',
+          partition: { [field]: value },
+          record_count: rows,
+          file_size_in_bytes: bytes.byteLength,
+          sort_order_id: 0,
+        });
+      }
     }
+    return out;
   }
-  if (current.length > 0) out.push(current);
-  return out;
+
+  #fileOf(row: { shard: string; ingestedAtMs: number }): OpenFile {
+    const value = partitionValue(this.#by, row.shard, row.ingestedAtMs);
+    if (this.#last?.value === value) return this.#last;
+    let open = this.#open.get(value);
+    if (!open) {
+      if (!this.#done.has(value)) this.#done.set(value, []);
+      open = {
+        value,
+        key: `${tablePrefix(this.#table)}data/${partitionPath(this.#by, value)}/${this.#name}-${this.#index}.parquet`,
+        file: new DataFile(this.#schema, this.#deps.codec),
+        group: new DataColumns(this.#typedCount),
+        bytes: 0,
+      };
+      this.#index += 1;
+      this.#open.set(value, open);
+    }
+    this.#last = open;
+    return open;
+  }
+
+  #added(open: OpenFile, text: string | null): void {
+    this.rows += 1;
+    open.bytes += (text?.length ?? 0) + 64;
+    if (open.group.length >= ROW_GROUP_ROWS) {
+      open.file.addRowGroup(open.group);
+      open.group = new DataColumns(this.#typedCount);
+    }
+    if (open.bytes >= this.#deps.config.targetFileBytes) this.#close(open);
+  }
+
+  #close(open: OpenFile): void {
+    open.file.addRowGroup(open.group);
+    const bytes = open.file.finish();
+    this.#done.get(open.value)!.push({ key: open.key, bytes, rows: open.file.rows });
+    this.#open.delete(open.value);
+    if (this.#last === open) this.#last = undefined;
+  }
 }
 
-/** Writes `rows` as data files of `schema`; returns their manifest records. */
+/** Writes `rows` (typed values given) as data files of `schema`; returns their manifest records. */
 export async function writeDataFiles(
   deps: TableDeps,
   table: string,
@@ -74,29 +191,9 @@ export async function writeDataFiles(
   by: PartitionBy,
   rows: readonly TableRow[],
 ): Promise<DataFileRecord[]> {
-  const madeAt = deps.now();
-  const attempt = newUuid(deps);
-  const out: DataFileRecord[] = [];
-  const field = partitionFieldName(by);
-  let index = 0;
-  for (const [value, group] of byPartition(by, rows)) {
-    for (const slice of slices(group, deps.config.targetFileBytes)) {
-      const key = `${tablePrefix(table)}data/${partitionPath(by, value)}/${madeAt}-${attempt}-${index}.parquet`;
-      index += 1;
-      const bytes = writeDataFile(schema, slice, deps.codec);
-      await putNew(deps, key, bytes);
-      out.push({
-        content: 0,
-        file_path: uriOfKey(location, table, key),
-        file_format: 'PARQUET',
-        partition: { [field]: value },
-        record_count: slice.length,
-        file_size_in_bytes: bytes.byteLength,
-        sort_order_id: 0,
-      });
-    }
-  }
-  return out;
+  const writer = new DataFileWriter(deps, table, location, schema, by);
+  for (const row of rows) writer.addRow(row);
+  return writer.store();
 }
 
 /** A stored manifest and its manifest-list record (its sequence numbers filled in at commit). */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { exportShard } from '../../lib/export/export-shard.js';
 import { readRetentionCursors } from '../../lib/export/retention-cursor.js';
 import { manifestKey } from '../../lib/manifest/format.js';
-import { walPrefix } from '../../lib/paths.js';
+import { aofKey, walPrefix } from '../../lib/paths.js';
 import { rebuildShard } from '../../lib/recovery/rebuild.js';
 import { replayShard } from '../../lib/recovery/replay.js';
 import { verifyShard } from '../../lib/recovery/verify.js';
@@ -18,6 +18,7 @@ import {
   TestShard,
 } from '../recovery/support.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
+import { writeLegacyExport } from '../support/legacy-aof.js';
 import { keysOf, manifestAt, manifestState } from './helpers.js';
 
 const dynalite = useDynalite();
@@ -184,6 +185,36 @@ describe('retention', () => {
     const old = await exportShard(exportDepsOf(f), 's1');
     expect(old.retention?.orphans).toMatchObject({ parts: 1 });
     expect(await f.memory.get(orphan)).toBeUndefined();
+  });
+
+  it('keeps every legacy export, however old, until two manifests verify, then retires them', async () => {
+    const f = await fixture(dynalite(), {
+      walRetentionMs: RETENTION_MS,
+      exportRetentionMs: RETENTION_MS,
+    });
+    const s = new TestShard(f);
+    const legacyAt: number[] = [];
+    for (let round = 0; round < 2; round++) {
+      await s.keyless([{ round }]);
+      await s.flush();
+      legacyAt.push(await writeLegacyExport(f, 's1'));
+      f.clock.advance(RETENTION_MS + 1);
+    }
+    const legacyKeys = () => legacyAt.filter((at) => f.memory.keys().includes(aofKey('s1', at)));
+    // One manifest: a legacy export is unverified, so none counts as its fallback yet.
+    await s.keyless([{ round: 2 }]);
+    await s.flush();
+    const first = await exportShard(exportDepsOf(f), 's1');
+    expect(first.retention).toMatchObject({ retired: [] });
+    expect(legacyKeys()).toEqual([1, 2]);
+    // Two manifests at or below the watermark: the legacy exports go like any older export.
+    f.clock.advance(RETENTION_MS + 1);
+    await s.keyless([{ round: 3 }]);
+    await s.flush();
+    const second = await exportShard(exportDepsOf(f), 's1');
+    expect(second.retention?.retired).toEqual([1, 2]);
+    expect(legacyKeys()).toEqual([]);
+    expect(keysOf(f.memory).manifests).toEqual([3, 4]);
   });
 
   it('never removes what the newest two valid exports need, whatever the history and the clock', async () => {

@@ -73,6 +73,17 @@ describe('PutAdmission', () => {
       expect(await admission.enter('a')).toBeTypeOf('function');
     });
 
+    it('refuses the next put for fullForMs after a lone put got a 429, with nothing else in flight (P2)', async () => {
+      const admission = new PutAdmission(OPTIONS);
+      const only = await admission.enter('a');
+      only(429);
+      await expect(admission.enter('a')).rejects.toBeInstanceOf(AdmissionRefusedError);
+      await vi.advanceTimersByTimeAsync(999);
+      await expect(admission.enter('a')).rejects.toBeInstanceOf(AdmissionRefusedError);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await admission.enter('a')).toBeTypeOf('function');
+    });
+
     it('frees a place once whatever the answer, however often leave is called', async () => {
       const admission = new PutAdmission(OPTIONS);
       const first = await admission.enter('a');

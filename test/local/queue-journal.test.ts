@@ -73,6 +73,51 @@ describe('QueueJournal', () => {
       expect(batches).toHaveLength(2);
     });
 
+    it('answers a sync with nothing new staged only once the batch being written is on disk (Q1)', async () => {
+      const { db, pending, flush } = heldDb();
+      const journal = new QueueJournal(db);
+      journal.put('a', 1);
+      const first = journal.sync();
+      await flush();
+      // A second request whose change went into the running batch: nothing is staged for it.
+      let secondDone = false;
+      const second = journal.sync().then(() => {
+        secondDone = true;
+      });
+      await flush();
+      expect(secondDone).toBe(false);
+      pending[0]!.resolve();
+      await Promise.all([first, second]);
+      expect(secondDone).toBe(true);
+    });
+
+    it('writes one batch at a time: a sync during the wait for one joins the next batch (J2)', async () => {
+      const { db, batches, pending, flush } = heldDb();
+      const journal = new QueueJournal(db);
+      journal.put('m', 'sent');
+      const first = journal.sync();
+      await flush();
+      journal.put('n', 'sent');
+      const second = journal.sync();
+      await flush();
+      journal.del('m'); // received and deleted while the first batch is still being written
+      const third = journal.sync();
+      await flush();
+      pending[0]!.resolve();
+      await first;
+      await flush();
+      // One batch after the first, holding both later changes: a delete never races its put.
+      expect(batches.map((b) => b.ops)).toEqual([
+        [{ type: 'put', key: 'm', value: 'sent' }],
+        [
+          { type: 'put', key: 'n', value: 'sent' },
+          { type: 'del', key: 'm' },
+        ],
+      ]);
+      pending[1]!.resolve();
+      await Promise.all([second, third]);
+    });
+
     it('fails its callers and every later sync once a write failed (J3)', async () => {
       const { db, pending, flush } = heldDb();
       const journal = new QueueJournal(db);

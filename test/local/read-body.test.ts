@@ -46,6 +46,14 @@ describe('readBody', () => {
     if (read.status === 'ok') expect(read.bytes).toEqual(Buffer.alloc(10 * CHUNK, 'a'));
   });
 
+  it('takes a body whose declared length is exactly the limit', async () => {
+    const { request } = chunkedRequest(10);
+    (request.headers as Record<string, string>)['content-length'] = String(10 * CHUNK);
+    const read = await readBody(request, 10 * CHUNK);
+    expect(read.status).toBe('ok');
+    if (read.status === 'ok') expect(read.bytes).toEqual(Buffer.alloc(10 * CHUNK, 'a'));
+  });
+
   it('refuses a declared length over the limit before reading anything', async () => {
     const { request, produced } = chunkedRequest(20);
     (request.headers as Record<string, string>)['content-length'] = String(20 * CHUNK);

@@ -47,10 +47,11 @@ describe('claimKey', () => {
       await deadHeld;
       f.clock.advance(Math.max(f.config.reservationLeaseMs, f.config.gapSealMs) + 1);
 
-      // The retry's settle: let its first read through, hold the second.
+      // The retry reads batch 1's head (has the key's batch landed?), then settles the seq with
+      // two reads, the shard record and the head: let those through up to the settle's second.
       const gated = gatedTable(f.table);
       let seen = 0;
-      const held = gated.close((command) => isSettleRead(command) && ++seen === 2);
+      const held = gated.close((command) => isSettleRead(command) && ++seen === 3);
       const retry = put(f, gated.table);
       await held;
       // Between the retry's two reads, the flusher seals seq 1 void and commits it.

@@ -14,14 +14,12 @@ import { readDurableRows } from '../../lib/cli/durable-rows.js';
 import { findDumpExport, writeExportLines } from '../../lib/cli/export-rows.js';
 import { exportShard } from '../../lib/export/export-shard.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
-import { recordWatermark } from '../../lib/memtable/watermark.js';
-import { aofKey } from '../../lib/paths.js';
 import { rebuildShard } from '../../lib/recovery/rebuild.js';
 import { replayShard } from '../../lib/recovery/replay.js';
 import { readRowLine } from '../../lib/rows/row-line.js';
 import type { ObjectStore } from '../../lib/store/object-store.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
-import { encodeAof } from '../support/legacy-aof.js';
+import { writeLegacyExport } from '../support/legacy-aof.js';
 import {
   exportDepsOf,
   type ModelRow,
@@ -32,34 +30,6 @@ import {
 } from './support.js';
 
 const dynalite = useDynalite();
-
-/** Writes a legacy (v2) AOF export of everything committed, the way the previous version did, and records its watermark. */
-async function writeLegacyExport(f: Fixture, shard: string): Promise<number> {
-  const record = (await readShardRecord(f.table, shard))!;
-  const replay = await replayShard(f.store, shard, {
-    useExport: false,
-    keepRows: true,
-    keepKeyless: true,
-  });
-  const keyed = [...replay.state.sortedKeyed()];
-  const bytes = encodeAof({
-    header: {
-      shard,
-      coveredPosition: record.walNextPos,
-      lastSeq: replay.walk.end.lastSeq,
-      nextRowOffset: replay.walk.end.nextRowOffset,
-      keyedCount: keyed.length,
-      keylessCount: replay.state.keyless.length,
-      previousExport: null,
-      createdAtMs: f.clock.now(),
-    },
-    keyed,
-    keyless: [...replay.state.keyless],
-  });
-  await f.memory.putIfAbsent(aofKey(shard, record.walNextPos), bytes);
-  await recordWatermark(f.table, shard, record.walNextPos, f.clock.now());
-  return record.walNextPos;
-}
 
 /** The state `shardwal dump` describes, folded from its lines (export rows, then the WAL tail). */
 async function dumpedState(store: ObjectStore, f: Fixture, shard: string): Promise<Snapshot> {

@@ -1040,6 +1040,481 @@ export const MUTANTS: Mutant[] = [
     ],
     tests: ['test/recovery/restore-pending.test.ts'],
   },
+  // Issue 20, the second reviewer's pass: one-line mistakes nobody planted before.
+  {
+    name: 'orphan-cutoff-in-seconds',
+    breaks: 'T3: orphans are swept only below a manifest older than the orphan age (ms, not s)',
+    edits: [
+      {
+        file: 'lib/export/retention.ts',
+        find: '  const orphanCutoff = nowMs - orphanAgeMs(deps);',
+        replace: '  const orphanCutoff = nowMs - orphanAgeMs(deps) / 1000;',
+      },
+    ],
+    tests: ['test/export/orphan-sweep.test.ts', 'test/export/retention.test.ts'],
+  },
+  {
+    name: 'orphan-sweep-deletes-kept-segments',
+    breaks: 'T3: a segment a kept manifest lists is never an orphan',
+    edits: [
+      {
+        file: 'lib/export/retention.ts',
+        find: '      if (first >= sweepBelow) break;\n      if (referenced.has(key)) continue;\n',
+        replace: '      if (first >= sweepBelow) break;\n',
+      },
+    ],
+    tests: ['test/export/orphan-sweep.test.ts', 'test/export/retention.test.ts'],
+  },
+  {
+    name: 'orphan-sweep-moves-wal-cursor',
+    breaks: 'T3: the orphan sweep moves its own cursor, not the WAL retirement one',
+    edits: [
+      {
+        file: 'lib/export/retention.ts',
+        find: '    await advanceRetentionCursor(deps.table, shard, RetentionCursor.orphans, sweepBelow);',
+        replace:
+          '    await advanceRetentionCursor(deps.table, shard, RetentionCursor.wal, sweepBelow);',
+      },
+    ],
+    tests: ['test/export/orphan-sweep.test.ts', 'test/export/retention.test.ts'],
+  },
+  {
+    name: 'wal-retire-takes-its-bound',
+    breaks:
+      'T2: the WAL object at the retirement bound (what the fallback export needs first) stays',
+    edits: [
+      {
+        file: 'lib/export/retention.ts',
+        find: '      if (position >= retiredBelow) break;',
+        replace: '      if (position > retiredBelow) break;',
+      },
+    ],
+    tests: ['test/export/retention.test.ts'],
+  },
+  {
+    name: 'wal-retire-ignores-table-floor',
+    breaks: 'T2: a WAL position a table has not committed yet is never retired',
+    edits: [
+      {
+        file: 'lib/export/retention.ts',
+        find: '  const retiredBelow = Math.min(fallbackFloor, agedFloor, tableFloor);',
+        replace: '  const retiredBelow = Math.min(fallbackFloor, agedFloor);',
+      },
+    ],
+    tests: ['test/table/floor.test.ts', 'test/export/retention.test.ts'],
+  },
+  {
+    name: 'legacy-retired-with-one-manifest',
+    breaks: 'T1: legacy exports stay until two valid manifests exist at or below the watermark',
+    edits: [
+      {
+        file: 'lib/export/retention.ts',
+        find: '    (e.ref.kind === ExportKind.aof && validManifests.length < 2);',
+        replace: '    (e.ref.kind === ExportKind.aof && validManifests.length < 1);',
+      },
+    ],
+    tests: ['test/export/retention.test.ts'],
+  },
+  {
+    name: 'deadline-adds-skew',
+    breaks: 'D1: the export deadline is half the retention LESS the clock skew',
+    edits: [
+      {
+        file: 'lib/export/deadline.ts',
+        find: 'Math.floor((retentionMs - (deps.clockSkewMs ?? 0)) / 2)',
+        replace: 'Math.floor((retentionMs + (deps.clockSkewMs ?? 0)) / 2)',
+      },
+    ],
+    tests: ['test/export/export-deadline.test.ts'],
+  },
+  {
+    name: 'void-lifetime-is-the-shorter',
+    breaks:
+      'L4: a void lives as long as the longest of a put and a reservation that could ask about it',
+    edits: [
+      {
+        file: 'lib/liveness.ts',
+        find: '  return Math.max(putAlive, askable);',
+        replace: '  return Math.min(putAlive, askable);',
+      },
+    ],
+    tests: ['test/recovery/void-tombstone.test.ts', 'test/put/pending-expiry.test.ts'],
+  },
+  {
+    name: 'rebuild-retry-after-in-ms',
+    breaks: "a put refused by a rebuild's fence says when to retry in seconds",
+    edits: [
+      {
+        file: 'lib/liveness.ts',
+        find: '  return Math.max(1, Math.ceil((leaseLeftMs + afterLapseMs) / 1000));',
+        replace: '  return Math.max(1, Math.ceil(leaseLeftMs + afterLapseMs));',
+      },
+    ],
+    tests: ['test/recovery/takeover.test.ts', 'test/put/allocate.test.ts'],
+  },
+  {
+    name: 'rebuild-retry-after-without-skew',
+    breaks:
+      'a put refused by a rebuild is told to wait until the takeover is due (lease + skew + a tick)',
+    edits: [
+      {
+        file: 'lib/liveness.ts',
+        find: '  return settings.leaseMs + settings.clockSkewMs + (settings.flushIntervalMs ?? 0);',
+        replace: '  return settings.leaseMs + (settings.flushIntervalMs ?? 0);',
+      },
+    ],
+    tests: ['test/recovery/takeover.test.ts', 'test/put/allocate.test.ts'],
+  },
+  {
+    name: 'repeat-waiter-trusts-durable-seq',
+    breaks: 'a waiter that did not allocate never answers durable for a seq a rebuild set aside',
+    edits: [
+      {
+        file: 'lib/put/durable-wait.ts',
+        find: '      if (!fresh) await assertNotSetAside(table, record, input.seq);',
+        replace: '      if (fresh) await assertNotSetAside(table, record, input.seq);',
+      },
+    ],
+    tests: ['test/put/durable-wait-rebuild.test.ts', 'test/put/durability.test.ts'],
+  },
+  {
+    name: 'seq-state-misses-rolled-back-quarantine',
+    breaks:
+      'seq status: a copy quarantined by a rebuild that then rolled back (generation + 1) reads as quarantined',
+    edits: [
+      {
+        file: 'lib/status/seq-state.ts',
+        find: '  const quarantine = await findQuarantine(table, shard, seq, record.generation + 1);',
+        replace: '  const quarantine = await findQuarantine(table, shard, seq, record.generation);',
+      },
+    ],
+    tests: ['test/status/seq-state.test.ts', 'test/put/durable-wait-rebuild.test.ts'],
+  },
+  {
+    name: 'seq-state-skips-first-generation',
+    breaks: "seq status: the first rebuild's quarantined copies (generation 1) are found",
+    edits: [
+      {
+        file: 'lib/status/seq-state.ts',
+        find: '  for (let generation = maxGeneration; generation >= 1; generation--) {',
+        replace: '  for (let generation = maxGeneration; generation > 1; generation--) {',
+      },
+    ],
+    tests: ['test/status/seq-state.test.ts', 'test/put/durable-wait-rebuild.test.ts'],
+  },
+  {
+    name: 'quarantine-copy-unawaited',
+    breaks: 'a quarantined batch is deleted only after its copy is confirmed written',
+    edits: [
+      {
+        file: 'lib/memtable/quarantine.ts',
+        find: '    await sendUnconditional(\n      table,\n      new PutItemCommand({ TableName: table.tableName, Item: copy }),',
+        replace:
+          '    void sendUnconditional(\n      table,\n      new PutItemCommand({ TableName: table.tableName, Item: copy }),',
+      },
+    ],
+    tests: ['test/recovery/quarantine.test.ts'],
+  },
+  {
+    name: 'quarantine-reason-on-chunks',
+    breaks: "a quarantined batch's head copy carries the reason and time it was set aside",
+    edits: [
+      {
+        file: 'lib/memtable/quarantine.ts',
+        find: "    if (suffix === '') {",
+        replace: "    if (suffix !== '') {",
+      },
+    ],
+    tests: ['test/recovery/quarantine.test.ts', 'test/status/seq-state.test.ts'],
+  },
+  {
+    name: 'quarantine-head-key-swapped',
+    breaks:
+      'seq status reads a quarantined copy under (generation, seq), the key it was written at',
+    edits: [
+      {
+        file: 'lib/memtable/quarantine.ts',
+        find: '      Key: { pk: { S: shardPk(shard) }, sk: { S: rejectedSk(generation, seq) } },',
+        replace:
+          '      Key: { pk: { S: shardPk(shard) }, sk: { S: rejectedSk(seq, generation) } },',
+      },
+    ],
+    tests: ['test/status/seq-state.test.ts', 'test/put/durable-wait-rebuild.test.ts'],
+  },
+  {
+    name: 'tail-retired-skips-first-row',
+    breaks:
+      "tail: a reader the retention overtook resumes at the export's first row it has not read",
+    edits: [
+      {
+        file: 'lib/client/reader/tail-shard.ts',
+        find: '        const batch = this.#accept(rows, (row) => row.offset >= minOffset);',
+        replace: '        const batch = this.#accept(rows, (row) => row.offset > minOffset);',
+      },
+    ],
+    tests: ['test/client/tail-follow.test.ts', 'test/client/tail.test.ts'],
+  },
+  {
+    name: 'tail-retired-resumes-past-watermark',
+    breaks: "tail: after an export's segments the WAL continues at the export's covered position",
+    edits: [
+      {
+        file: 'lib/client/reader/tail-shard.ts',
+        find: '    this.#position = header.coveredPosition;\n  }',
+        replace: '    this.#position = header.coveredPosition + 1;\n  }',
+      },
+    ],
+    tests: ['test/client/tail-follow.test.ts', 'test/client/tail.test.ts'],
+  },
+  {
+    name: 'claim-ignores-poison',
+    breaks: 'no flush claims a poisoned shard (a rebuild or an operator holds it)',
+    edits: [
+      {
+        file: 'lib/fence/claim.ts',
+        find: "        'attribute_exists(pk) AND attribute_not_exists(poison) AND (attribute_not_exists(leaseExpiresAtMs) OR leaseExpiresAtMs < :now)',",
+        replace:
+          "        'attribute_exists(pk) AND (attribute_not_exists(leaseExpiresAtMs) OR leaseExpiresAtMs < :now)',",
+      },
+    ],
+    tests: ['test/fence/claim.test.ts', 'test/recovery/takeover.test.ts'],
+  },
+  {
+    name: 'claim-steals-live-lease',
+    breaks: "F2: a claim waits for the holder's lease to expire",
+    edits: [
+      {
+        file: 'lib/fence/claim.ts',
+        find: "        ':expires': { N: String(expiresAtMs) },\n        ':now': { N: String(nowMs) },",
+        replace:
+          "        ':expires': { N: String(expiresAtMs) },\n        ':now': { N: String(expiresAtMs) },",
+      },
+    ],
+    tests: ['test/fence/claim.test.ts', 'test/flush/lease.test.ts'],
+  },
+  {
+    name: 'drain-next-off-by-one',
+    breaks: 'C5: a commit that covers every allocated seq drains the shard in the same update',
+    edits: [
+      {
+        file: 'lib/fence/commit.ts',
+        find: "    values[':next'] = { N: String(input.lastSeq + 1) };",
+        replace: "    values[':next'] = { N: String(input.lastSeq) };",
+      },
+    ],
+    tests: ['test/fence/commit.test.ts', 'test/flush/pending-marker.test.ts'],
+  },
+  {
+    name: 'gap-seal-in-seconds',
+    breaks: 'a flusher seals a gap only once it is gapSealMs old (ms, not s)',
+    edits: [
+      {
+        file: 'lib/flush/resolve-pending.ts',
+        find: '    if (nowMs - allocatedBy < gapSealMs) {',
+        replace: '    if (nowMs - allocatedBy < gapSealMs / 1000) {',
+      },
+    ],
+    tests: ['test/flush/gaps.test.ts'],
+  },
+  {
+    name: 'verify-seals-next-seq',
+    breaks: 'verify seals only allocated seqs: the next seq a put will take stays free',
+    edits: [
+      {
+        file: 'lib/recovery/verify-heal.ts',
+        find: '  const toSeq = record.nextSeq - 1;\n  if (toSeq < fromSeq) return [];\n  const heads',
+        replace:
+          '  const toSeq = record.nextSeq;\n  if (toSeq < fromSeq) return [];\n  const heads',
+      },
+    ],
+    tests: ['test/recovery/verify.test.ts'],
+  },
+  {
+    name: 'idempotency-window-in-seconds',
+    breaks: 'K1: a key is answered from its record for the whole idempotency window',
+    edits: [
+      {
+        file: 'lib/memtable/idempotency.ts',
+        find: "  if (!item || num(item, 'expiresAtMs', 0) < nowMs) return undefined;",
+        replace: "  if (!item || num(item, 'expiresAt', 0) < nowMs) return undefined;",
+      },
+    ],
+    tests: ['test/put/idempotency.test.ts', 'test/memtable/idempotency.test.ts'],
+  },
+  {
+    name: 'reservation-overwrites-live-key',
+    breaks: "K1: a reservation replaces a key's record only once its window ended",
+    edits: [
+      {
+        file: 'lib/memtable/idempotency.ts',
+        find: "      ConditionExpression: 'attribute_not_exists(pk) OR expiresAtMs < :now',",
+        replace: "      ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',",
+      },
+    ],
+    tests: ['test/put/idempotency.test.ts', 'test/memtable/idempotency.test.ts'],
+  },
+  {
+    name: 'journal-sync-skips-running-write',
+    breaks: 'Q1: a sync with nothing new staged still waits for the batch being written',
+    edits: [
+      {
+        file: 'lib/local/queue-journal.ts',
+        find: '    if (this.#staged.size === 0) return this.#writing ?? Promise.resolve();',
+        replace: '    if (this.#staged.size === 0) return Promise.resolve();',
+      },
+    ],
+    tests: ['test/local/queue-journal.test.ts'],
+  },
+  {
+    name: 'journal-failure-forgotten',
+    breaks: 'Q1: after a failed journal write nothing more is acknowledged as on disk',
+    edits: [
+      {
+        file: 'lib/local/queue-journal.ts',
+        find: '      this.#failure ??= error;\n      throw error;',
+        replace: '      throw error;',
+      },
+    ],
+    tests: ['test/local/queue-journal.test.ts'],
+  },
+  {
+    name: 'journal-two-writers',
+    breaks: 'J2: the journal writes one batch at a time',
+    edits: [
+      {
+        file: 'lib/local/queue-journal.ts',
+        find: '    await this.#writing?.catch(() => undefined);\n    this.#next = undefined;',
+        replace: '    this.#next = undefined;\n    await this.#writing?.catch(() => undefined);',
+      },
+    ],
+    tests: ['test/local/queue-journal.test.ts'],
+  },
+  {
+    name: 'admission-one-too-many',
+    breaks: 'P1: at most maxInFlight puts of one shard run at once on the local stack',
+    edits: [
+      {
+        file: 'lib/local/put-admission.ts',
+        find: '    if (door.inFlight < this.#options.maxInFlight) {',
+        replace: '    if (door.inFlight <= this.#options.maxInFlight) {',
+      },
+    ],
+    tests: ['test/local/put-admission.test.ts'],
+  },
+  {
+    name: 'admission-forgets-full',
+    breaks: 'P2: after a 429 the shard refuses at once for fullForMs, even with nothing in flight',
+    edits: [
+      {
+        file: 'lib/local/put-admission.ts',
+        find: '    if (door.inFlight === 0 && door.waiting.length === 0 && !full) this.#doors.delete(shard);',
+        replace:
+          '    if (door.inFlight === 0 && door.waiting.length === 0) this.#doors.delete(shard);',
+      },
+    ],
+    tests: ['test/local/put-admission.test.ts'],
+  },
+  {
+    name: 'body-declared-limit-off-by-one',
+    breaks: 'local gateway: a body whose content-length is exactly the limit is taken',
+    edits: [
+      {
+        file: 'lib/local/read-body.ts',
+        find: '  if (Number.isFinite(declared) && declared > limitBytes) {',
+        replace: '  if (Number.isFinite(declared) && declared >= limitBytes) {',
+      },
+    ],
+    tests: ['test/local/read-body.test.ts', 'test/local/api-gateway-body.test.ts'],
+  },
+  {
+    name: 'wal-check-misses-last-seq',
+    breaks: "W: every seq up to the header's lastSeq has rows or is listed void",
+    edits: [
+      {
+        file: 'lib/wal/wal-check.ts',
+        find: "    this.#coverUpTo(lastSeq + 1, 'end of object');",
+        replace: "    this.#coverUpTo(lastSeq, 'end of object');",
+      },
+    ],
+    tests: ['test/wal/decode.test.ts'],
+  },
+  {
+    name: 'wal-check-accepts-short-object',
+    breaks: 'W: an object with fewer rows than its header says is corrupt (truncated)',
+    edits: [
+      {
+        file: 'lib/wal/wal-check.ts',
+        find: '    if (this.#rows !== rowCount)',
+        replace: '    if (this.#rows > rowCount)',
+      },
+    ],
+    tests: ['test/wal/decode.test.ts'],
+  },
+  {
+    name: 'stall-clock-reset-by-each-put',
+    breaks:
+      'L5 / A3: the stall clock starts at the oldest pending allocation; later puts do not restart it',
+    edits: [
+      {
+        file: 'lib/memtable/allocate.ts',
+        find: 'pendingSinceMs = if_not_exists(pendingSinceMs, :now) ADD',
+        replace: 'pendingSinceMs = :now ADD',
+      },
+    ],
+    tests: ['test/put/stall.test.ts', 'test/put/pending-expiry.test.ts'],
+  },
+  {
+    name: 'renew-skips-a-lone-batch',
+    breaks: 'L5: a shard with a single pending batch has it renewed too',
+    edits: [
+      {
+        file: 'lib/memtable/batch-expiry.ts',
+        find: '  const toSeq = record.nextSeq - 1;\n  if (toSeq < fromSeq) return 0;\n  const { batchMs }',
+        replace:
+          '  const toSeq = record.nextSeq - 1;\n  if (toSeq <= fromSeq) return 0;\n  const { batchMs }',
+      },
+    ],
+    tests: ['test/recovery/verify.test.ts', 'test/put/pending-expiry.test.ts'],
+  },
+  {
+    name: 'waiter-ignores-poison',
+    breaks: 'a durable waiter on a poisoned shard answers at once that the shard is closed',
+    edits: [
+      {
+        file: 'lib/put/durable-wait.ts',
+        find: '    if (record?.poison) throw new PoisonedError(input.shard, record.poison);\n',
+        replace: '',
+      },
+    ],
+    tests: ['test/put/durability.test.ts', 'test/put/durable-wait-rebuild.test.ts'],
+  },
+  {
+    name: 'commit-moment-skips-running-tick',
+    breaks:
+      "W1': a waiter allocated just after a tick reads at that tick's commit, not a whole interval later",
+    edits: [
+      {
+        file: 'lib/put/durable-wait.ts',
+        find: '  return nextGridTick(nowMs - commitDelayMs, intervalMs) + commitDelayMs;',
+        replace: '  return nextGridTick(nowMs, intervalMs) + commitDelayMs;',
+      },
+    ],
+    tests: ['test/client/wait-durable.test.ts', 'test/put/durability.test.ts'],
+  },
+  {
+    name: 'in-progress-retry-after-absolute',
+    breaks:
+      "K2: a repeat of a key in progress is told to retry when the owner's lease ends (seconds from now)",
+    edits: [
+      {
+        file: 'lib/put/claim-key.ts',
+        find: '      throw new InProgressError(input.key, retryAfterSeconds(record.leaseExpiresAtMs - nowMs));',
+        replace:
+          '      throw new InProgressError(input.key, retryAfterSeconds(record.leaseExpiresAtMs));',
+      },
+    ],
+    tests: ['test/put/idempotency.test.ts'],
+  },
   // The Iceberg tables' planted bugs: killed by their own tests (the simulation does not model tables).
   ...TABLE_MUTANTS,
 ];

@@ -11,6 +11,7 @@ import { handleStatus } from '../../lib/http/status-route.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import { putRows } from '../../lib/put/put-rows.js';
 import { parsePutValue } from '../../lib/put/schema.js';
+import { RebuildFaultPoint } from '../../lib/recovery/fault-points.js';
 import { rebuildShard } from '../../lib/recovery/rebuild.js';
 import { SeqState, seqState } from '../../lib/status/seq-state.js';
 import { InstrumentedObjectStore } from '../../lib/store/instrumented-store.js';
@@ -44,6 +45,14 @@ function put(f: Fixture, rows: Array<Record<string, unknown>>, key?: string, dur
  * quarantines it: S3 already holds other rows at seq 2.
  */
 async function quarantinedSeq(f: Fixture): Promise<number> {
+  const seq = await reusedSeq(f);
+  const report = await rebuildShard(recoveryDepsOf(f), SHARD);
+  expect(report.batches?.rejected.map((r) => r.seq)).toEqual([2]);
+  return seq;
+}
+
+/** `quarantinedSeq` up to the rebuild: seq 2 acked buffered, the shard poisoned by the divergence. */
+async function reusedSeq(f: Fixture): Promise<number> {
   await put(f, [{ n: 1 }]);
   await flushShard(f.flushDeps('a'), SHARD); // seq 1 at position 0
   const backup = await snapshotShardItem(f.table, SHARD); // durableSeq 1, nextSeq 2
@@ -54,8 +63,6 @@ async function quarantinedSeq(f: Fixture): Promise<number> {
   const { ack } = await put(f, [{ n: 'reused' }], 'k-reused');
   expect(ack).toEqual({ shard: SHARD, seq: 2, rows: 1, durable: false });
   expect(await flushShard(f.flushDeps('b'), SHARD)).toMatchObject({ status: 'poisoned' });
-  const report = await rebuildShard(recoveryDepsOf(f), SHARD);
-  expect(report.batches?.rejected.map((r) => r.seq)).toEqual([2]);
   return ack.seq;
 }
 
@@ -78,6 +85,31 @@ describe('seqState', () => {
       );
       // The seq below it, whose rows the WAL holds, stays durable (told by the WAL: its item expired).
       expect(await seqAnswer(f, 1)).toMatchObject({ state: 'durable', durable: true });
+    });
+
+    it('answers quarantined for a batch set aside by a rebuild that died before its cursor reset', async () => {
+      const f = await fixture(dynalite());
+      const seq = await reusedSeq(f);
+      const died = await caught(() =>
+        rebuildShard(
+          {
+            ...recoveryDepsOf(f),
+            faults: async (point) => {
+              if (point === RebuildFaultPoint.afterQuarantine) throw new Error('killed');
+            },
+          },
+          SHARD,
+        ),
+      );
+      expect((died as Error).message).toBe('killed');
+      // The copy is named by the generation the reset had yet to commit: the record's + 1.
+      expect(await readShardRecord(f.table, SHARD)).toMatchObject({ generation: 0 });
+      expect(await seqAnswer(f, seq)).toMatchObject({
+        seq,
+        state: 'quarantined',
+        durable: false,
+        quarantine: { generation: 1 },
+      });
     });
 
     it('fails a durable repeat of the quarantined put with fenced, never 200 durable', async () => {

@@ -3,17 +3,11 @@
  * sends them (as of this writing): reservation, read, takeover, completion,
  * release, over a few keys and owners so they collide.
  */
-import {
-  type AttributeValue,
-  DeleteItemCommand,
-  GetItemCommand,
-  PutItemCommand,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
+import * as ddb from '@aws-sdk/client-dynamodb';
 import type { GeneratedCommand } from './shardwal-commands.js';
 
-const N = (n: number): AttributeValue => ({ N: String(n) });
-const S = (s: string): AttributeValue => ({ S: s });
+const N = (n: number): ddb.AttributeValue => ({ N: String(n) });
+const S = (s: string): ddb.AttributeValue => ({ S: s });
 
 /** Generators of idempotency-record commands for `tableName`. */
 export function idempotencyCommands(
@@ -24,7 +18,7 @@ export function idempotencyCommands(
   const key = () => ({ pk: { S: `idem#s1#k${int(3)}` }, sk: { S: 'idem' } });
   const now = () => 1_000 + int(40) * 25;
   const owner = () => `o${int(3)}`;
-  const pendingAttributes = (nowMs: number): Record<string, AttributeValue> => ({
+  const pendingAttributes = (nowMs: number): Record<string, ddb.AttributeValue> => ({
     state: S('pending'),
     owner: S(owner()),
     fp: S(`f${int(2)}`),
@@ -40,7 +34,7 @@ export function idempotencyCommands(
       return {
         kind: 'single',
         label: 'create reservation',
-        command: new PutItemCommand({
+        command: new ddb.PutItemCommand({
           TableName: tableName,
           Item: { ...key(), ...pendingAttributes(nowMs) },
           ConditionExpression: 'attribute_not_exists(pk) OR expiresAtMs < :now',
@@ -51,7 +45,7 @@ export function idempotencyCommands(
     () => ({
       kind: 'single',
       label: 'read idempotency record',
-      command: new GetItemCommand({ TableName: tableName, Key: key(), ConsistentRead: true }),
+      command: new ddb.GetItemCommand({ TableName: tableName, Key: key(), ConsistentRead: true }),
     }),
     () => {
       const nowMs = now();
@@ -60,7 +54,7 @@ export function idempotencyCommands(
       return {
         kind: 'single',
         label: 'take over reservation',
-        command: new UpdateItemCommand({
+        command: new ddb.UpdateItemCommand({
           TableName: tableName,
           Key: key(),
           UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
@@ -78,7 +72,7 @@ export function idempotencyCommands(
     },
     () => {
       const nowMs = now();
-      const values: Record<string, AttributeValue> = {
+      const values: Record<string, ddb.AttributeValue> = {
         ':done': S('done'),
         ':ack': S(JSON.stringify({ shard: 's1', seq: 1 + int(6), rows: 1, durable: false })),
         ':expiresAtMs': N(nowMs + 600),
@@ -94,7 +88,7 @@ export function idempotencyCommands(
       return {
         kind: 'single',
         label: 'complete reservation',
-        command: new UpdateItemCommand({
+        command: new ddb.UpdateItemCommand({
           TableName: tableName,
           Key: key(),
           UpdateExpression:
@@ -109,7 +103,7 @@ export function idempotencyCommands(
     () => ({
       kind: 'single',
       label: 'release reservation',
-      command: new DeleteItemCommand({
+      command: new ddb.DeleteItemCommand({
         TableName: tableName,
         Key: key(),
         ConditionExpression: '#state = :pendingState AND #owner = :owner',

@@ -235,21 +235,21 @@ function printKinds(counts: KindCount[]) {
 /** The put and flush dependencies of a run: each its own client on `tableName`, real clocks. */
 function benchDeps(
   tableName: string,
-  putClient: DynamoDBClient,
-  flushClient: DynamoDBClient,
+  putClient: { client: DynamoDBClient },
+  flushClient: { client: DynamoDBClient },
   store: ObjectStore,
   config: ShardwalConfig,
 ): { putDeps: PutDeps; flushDeps: FlushDeps } {
   return {
     putDeps: {
-      table: { client: putClient, tableName },
+      table: { client: putClient.client, tableName },
       config,
       requestFlush: async () => undefined,
       now: Date.now,
       sleep: (ms) => sleep(ms),
     },
     flushDeps: {
-      table: { client: flushClient, tableName },
+      table: { client: flushClient.client, tableName },
       store,
       owner: 'bench',
       maxWalObjectBytes: config.maxWalObjectBytes,
@@ -273,13 +273,7 @@ async function runOnce(
   putClient.reset();
   const store = new InstrumentedObjectStore(new FsObjectStore(join(dir, 'objects', tableName)));
   const config = validateSettings({ flushIntervalMs: INTERVAL_MS, durablePollMs: 10 });
-  const { putDeps, flushDeps } = benchDeps(
-    tableName,
-    putClient.client,
-    flushClient.client,
-    store,
-    config,
-  );
+  const { putDeps, flushDeps } = benchDeps(tableName, putClient, flushClient, store, config);
   // Durable puts need the ticker; buffered puts are measured with it running too,
   // and the store counts during the put phase are attributed by operation below.
   let ticks = 0;
@@ -398,13 +392,7 @@ async function durableOnce(
   const readsBefore = shardReads();
   const store = new FsObjectStore(join(dir, 'objects', tableName));
   const config = validateSettings({ flushIntervalMs: intervalMs, durablePollMs: COMMIT_DELAY_MS });
-  const { putDeps, flushDeps } = benchDeps(
-    tableName,
-    putClient.client,
-    flushClient.client,
-    store,
-    config,
-  );
+  const { putDeps, flushDeps } = benchDeps(tableName, putClient, flushClient, store, config);
   let ticks = 0;
   const ticker = gridTicker(intervalMs, flushDeps, () => {
     ticks++;

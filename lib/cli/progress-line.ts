@@ -23,7 +23,7 @@ export interface ProgressLine<E> {
 }
 
 /** True when `stream` is a terminal. */
-export function isTerminal(stream: Writable): boolean {
+function isTerminal(stream: Writable): boolean {
   return (stream as Partial<NodeJS.WriteStream>).isTTY === true;
 }
 

@@ -48,7 +48,7 @@ import { SeqState } from './seq-status.js';
 import { walSeq } from './wal-seq.js';
 
 /** The quarantine copy that makes a seq `quarantined`: the generation of the rebuild that set it aside, and why. */
-export type QuarantineRecord = QuarantineHead;
+type QuarantineRecord = QuarantineHead;
 
 /** A seq's state and, when quarantined, the quarantine record that proves it. */
 export interface SeqVerdict {

@@ -1,9 +1,11 @@
 /**
  * Seeded random idempotency-record commands, as `lib/memtable/idempotency.ts`
- * sends them (as of this writing): reservation, read, takeover, completion,
- * release, over a few keys and owners so they collide.
+ * sends them (as of this writing; the takeover's expressions are its own,
+ * `takeoverUpdate`): reservation, read, takeover, completion, release, over a
+ * few keys and owners so they collide.
  */
 import * as ddb from '@aws-sdk/client-dynamodb';
+import { takeoverUpdate } from '../../../lib/memtable/idempotency.js';
 import type { GeneratedCommand } from './shardwal-commands.js';
 
 const N = (n: number): ddb.AttributeValue => ({ N: String(n) });
@@ -49,24 +51,13 @@ export function idempotencyCommands(
     }),
     () => {
       const nowMs = now();
-      const attributes = pendingAttributes(nowMs);
-      const names = Object.keys(attributes);
       return {
         kind: 'single',
         label: 'take over reservation',
         command: new ddb.UpdateItemCommand({
           TableName: tableName,
           Key: key(),
-          UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
-          ConditionExpression:
-            '#owner = :previous AND #state = :pendingState AND #leaseExpiresAtMs < :now',
-          ExpressionAttributeNames: Object.fromEntries(names.map((name) => [`#${name}`, name])),
-          ExpressionAttributeValues: {
-            ...Object.fromEntries(names.map((name) => [`:${name}`, attributes[name]!])),
-            ':previous': S(owner()),
-            ':pendingState': S('pending'),
-            ':now': N(nowMs),
-          },
+          ...takeoverUpdate(pendingAttributes(nowMs), owner(), nowMs),
         }),
       };
     },

@@ -9,11 +9,7 @@
  * (`pk = registry`, `sk = backfill`) so no later listing scans again (G2). A
  * crash before the marker only means the next listing scans once more.
  */
-import {
-  GetItemCommand,
-  PutItemCommand,
-  ScanCommand,
-} from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { REGISTRY_ATTRIBUTES, REGISTRY_INDEX, REGISTRY_PK, registryEntry } from './registry.js';
 import { type ShardRecord, toShardRecord, updateShardRecord } from './shard-record.js';
 import { listIndexShards, META_SK, paginate, sendUnconditional, type Table } from './table.js';

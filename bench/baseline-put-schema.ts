@@ -142,14 +142,3 @@ export function parsePutBody(body: unknown, maxRows: number): ParsedPut {
   });
   return { rows };
 }
-
-/** Parses raw body text as JSON; throws InvalidInputError on malformed JSON. */
-export function parseJsonBody(text: string | undefined): unknown {
-  if (text === undefined || text.trim() === '')
-    throw new InvalidInputError('body', 'expected a JSON object, got an empty body');
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new InvalidInputError('body', `not valid JSON: ${(error as Error).message}`);
-  }
-}

@@ -48,6 +48,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gunzip, gunzipSync } from 'node:zlib';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { emulatorClientOptions } from '../lib/emulator-options.js';
 import { exportShard } from '../lib/export/export-shard.js';
 import { manifestPrefix } from '../lib/manifest/format.js';
 import { ensureTable } from '../lib/memtable/create-table.js';
@@ -606,11 +607,7 @@ function child(
 }
 
 async function runChild([mode, endpoint, tableName, dir, shard]: string[]): Promise<void> {
-  const client = new DynamoDBClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  const client = new DynamoDBClient(emulatorClientOptions(endpoint!));
   const table: Table = { client, tableName: tableName! };
   const store = new FsObjectStore(dir!);
   let peakHeapUsed = 0;

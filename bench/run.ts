@@ -29,7 +29,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { validateSettings } from '../lib/config.js';
+import { type ShardwalConfig, validateSettings } from '../lib/config.js';
 import type { FlushDeps } from '../lib/flush/flush-shard.js';
 import { ensureTable } from '../lib/memtable/create-table.js';
 import { startDynalite } from '../lib/memtable/dynalite-server.js';
@@ -40,6 +40,7 @@ import { type PutDeps, putRows } from '../lib/put/put-rows.js';
 import { parsePutValue } from '../lib/put/schema.js';
 import { FsObjectStore } from '../lib/store/fs-store.js';
 import { InstrumentedObjectStore } from '../lib/store/instrumented-store.js';
+import type { ObjectStore } from '../lib/store/object-store.js';
 import { claimLeadMs } from '../lib/ticker/claim-lead.js';
 import { runTick, type TickSummary } from '../lib/ticker/tick.js';
 import { FlushTicker } from '../lib/ticker/ticker.js';
@@ -231,6 +232,34 @@ function printKinds(counts: KindCount[]) {
   );
 }
 
+/** The put and flush dependencies of a run: each its own client on `tableName`, real clocks. */
+function benchDeps(
+  tableName: string,
+  putClient: { client: DynamoDBClient },
+  flushClient: { client: DynamoDBClient },
+  store: ObjectStore,
+  config: ShardwalConfig,
+): { putDeps: PutDeps; flushDeps: FlushDeps } {
+  return {
+    putDeps: {
+      table: { client: putClient.client, tableName },
+      config,
+      requestFlush: async () => undefined,
+      now: Date.now,
+      sleep: (ms) => sleep(ms),
+    },
+    flushDeps: {
+      table: { client: flushClient.client, tableName },
+      store,
+      owner: 'bench',
+      maxWalObjectBytes: config.maxWalObjectBytes,
+      gapSealMs: config.gapSealMs,
+      leaseMs: config.leaseMs,
+      now: Date.now,
+    },
+  };
+}
+
 async function runOnce(
   mode: 'buffered' | 'durable' | 'naive',
   concurrency: number,
@@ -244,22 +273,7 @@ async function runOnce(
   putClient.reset();
   const store = new InstrumentedObjectStore(new FsObjectStore(join(dir, 'objects', tableName)));
   const config = validateSettings({ flushIntervalMs: INTERVAL_MS, durablePollMs: 10 });
-  const putDeps: PutDeps = {
-    table: { client: putClient.client, tableName },
-    config,
-    requestFlush: async () => undefined,
-    now: Date.now,
-    sleep: (ms) => sleep(ms),
-  };
-  const flushDeps: FlushDeps = {
-    table: { client: flushClient.client, tableName },
-    store,
-    owner: 'bench',
-    maxWalObjectBytes: config.maxWalObjectBytes,
-    gapSealMs: config.gapSealMs,
-    leaseMs: config.leaseMs,
-    now: Date.now,
-  };
+  const { putDeps, flushDeps } = benchDeps(tableName, putClient, flushClient, store, config);
   // Durable puts need the ticker; buffered puts are measured with it running too,
   // and the store counts during the put phase are attributed by operation below.
   let ticks = 0;
@@ -378,22 +392,7 @@ async function durableOnce(
   const readsBefore = shardReads();
   const store = new FsObjectStore(join(dir, 'objects', tableName));
   const config = validateSettings({ flushIntervalMs: intervalMs, durablePollMs: COMMIT_DELAY_MS });
-  const putDeps: PutDeps = {
-    table: { client: putClient.client, tableName },
-    config,
-    requestFlush: async () => undefined,
-    now: Date.now,
-    sleep: (ms) => sleep(ms),
-  };
-  const flushDeps: FlushDeps = {
-    table: { client: flushClient.client, tableName },
-    store,
-    owner: 'bench',
-    maxWalObjectBytes: config.maxWalObjectBytes,
-    gapSealMs: config.gapSealMs,
-    leaseMs: config.leaseMs,
-    now: Date.now,
-  };
+  const { putDeps, flushDeps } = benchDeps(tableName, putClient, flushClient, store, config);
   let ticks = 0;
   const ticker = gridTicker(intervalMs, flushDeps, () => {
     ticks++;

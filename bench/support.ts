@@ -1,6 +1,7 @@
 /** Benchmark helpers: seeded data, request counting, percentiles, WAL objects as the flusher writes them. */
 import { spawn } from 'node:child_process';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { emulatorClientOptions } from '../lib/emulator-options.js';
 import { buildWalObject } from '../lib/flush/build-wal-object.js';
 import { BATCH_ENCODING, encodeBatchRows } from '../lib/memtable/batch-codec.js';
 import type { StoredBatch } from '../lib/memtable/batches.js';
@@ -32,11 +33,7 @@ export function workload(random: () => number, puts: number, rows: number, shard
 /** A DynamoDB client that counts the requests it sends. */
 export function countRequests(endpoint: string) {
   let count = 0;
-  const client = new DynamoDBClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  const client = new DynamoDBClient(emulatorClientOptions(endpoint));
   client.middlewareStack.add(
     (next) => async (args) => {
       count++;
@@ -114,11 +111,7 @@ export async function startDynaliteProcess(): Promise<{
     child.once('exit', (code) => reject(new Error(`dynalite exited with ${code}`)));
   });
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = new DynamoDBClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  const client = new DynamoDBClient(emulatorClientOptions(endpoint));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     endpoint,

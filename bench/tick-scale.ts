@@ -49,6 +49,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { validateSettings } from '../lib/config.js';
+import { emulatorClientOptions } from '../lib/emulator-options.js';
 import { type FlushDeps, flushShard } from '../lib/flush/flush-shard.js';
 import { lambdaContext } from '../lib/local/lambda-context.js';
 import { ensureTable } from '../lib/memtable/create-table.js';
@@ -136,12 +137,6 @@ type Middleware = (
   // biome-ignore lint/suspicious/noExplicitAny: see above
 ) => (args: any) => Promise<any>;
 
-/** A client option set for a local endpoint. */
-const LOCAL = {
-  region: 'us-east-1',
-  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-} as const;
-
 /**
  * A DynamoDB client for `endpoint` whose every request takes `latencyMs`
  * longer; `onCommit` hears the time each flush commit returned.
@@ -152,7 +147,7 @@ function dynamoClient(
   onCommit?: (atMs: number) => void,
 ): DynamoDBClient {
   // The SDK's default 50 sockets per client, as in Lambda.
-  const client = new DynamoDBClient({ endpoint, ...LOCAL });
+  const client = new DynamoDBClient(emulatorClientOptions(endpoint));
   if (latencyMs > 0) {
     client.middlewareStack.add(
       (next) => async (args) => {
@@ -226,7 +221,7 @@ function replayingClient(
 ): DynamoDBClient {
   const answers = new Map(recorded.map((r) => [requestKey(r.commandName, r.input), r]));
   const built = new Map<string, unknown>();
-  const client = new DynamoDBClient({ endpoint: 'http://127.0.0.1:9', ...LOCAL });
+  const client = new DynamoDBClient(emulatorClientOptions('http://127.0.0.1:9'));
   const replay: Middleware = (_next, context) => async (args) => {
     const input = args.input as Record<string, unknown>;
     const commandName = context.commandName ?? '';
@@ -464,7 +459,7 @@ async function measure(
   };
   // The hand-off: the real sqsFanOut on a modelled SQS that delivers to the workers process.
   let sent = 0;
-  const sqs = new SQSClient({ endpoint: 'http://127.0.0.1:9', ...LOCAL });
+  const sqs = new SQSClient(emulatorClientOptions('http://127.0.0.1:9'));
   sqs.middlewareStack.add(
     () => async (args) => {
       const entries = (args.input as { Entries: { Id: string; MessageBody: string }[] }).Entries;

@@ -9,11 +9,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HTTP_PRODUCER_DEFAULTS } from '../../lib/client/http-producer.js';
+import { startDynaliteProcess } from '../support.js';
 import { ASSUMPTIONS } from './assumptions.js';
 import { bill } from './billing/bill.js';
 import { PRICES_US_EAST_1 } from './billing/prices.js';
 import { deploymentFacts } from './deployment.js';
-import { startChildDynalite } from './emulator.js';
 import { finalLine } from './final-line.js';
 import { measureIdleTicks } from './idle-tick.js';
 import { captureOutput, compressedFraction, emptyCapture, mergeCapture } from './log-capture.js';
@@ -69,7 +69,7 @@ export async function runCostBench(options: CostBenchOptions): Promise<void> {
   const deployment = await captureOutput(emptyCapture(), async () =>
     deploymentFacts({ flushIntervalMs: STANDARD.intervalMs }),
   );
-  const dynamo = await startChildDynalite();
+  const dynamo = await startDynaliteProcess();
   const dir = await mkdtemp(join(tmpdir(), 'shardwal-cost-'));
   const env: BenchEnv = {
     dynamo: dynamo.client,
@@ -227,7 +227,7 @@ export async function runCostBench(options: CostBenchOptions): Promise<void> {
     out();
     out(finalLine(std.onDemand.usdPerGb));
   } finally {
-    await dynamo.stop();
+    await dynamo.close();
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -6,10 +6,10 @@
  *   batches through `wrapHandler(handlePutMessages)` (which calls
  *   `putMessage` per record), so the HTTP layer, the logger's Lambda context
  *   and the end-of-invocation EMF flush are all counted.
- * - Ticks are the real `runTick`, fired on the grid by the real
+ * - Ticks are the scheduled invocation's own `runLoggedTick` (the real
+ *   `runTick`, then its log line and metrics), fired on the grid by the real
  *   `runTicksUntil`, whose sleeps on the virtual clock are where the puts of
- *   each interval run. Each tick logs and publishes its metrics as the
- *   scheduled invocation does (`runScheduledTicks`' `tick` closure).
+ *   each interval run.
  * - With `jobs`, the run is three rounds: export after the first two, then
  *   verify and a last export, through `handleExportEvent` and
  *   `handleRecoverEvent` with the events their schedules send.
@@ -31,7 +31,7 @@ import { scheduledEvent, VERIFY_SCHEDULE_INPUT } from '../../lib/local/scheduled
 import { ensureTable } from '../../lib/memtable/create-table.js';
 import { payloadSpill } from '../../lib/memtable/spill.js';
 import type { Table } from '../../lib/memtable/table.js';
-import { logger, metrics, withLogScope } from '../../lib/observability/telemetry.js';
+import { logger, withLogScope } from '../../lib/observability/telemetry.js';
 import { recoveryDeps } from '../../lib/recovery/deps.js';
 import { handleRecoverEvent } from '../../lib/recovery/recover-event.js';
 import type { VerifyReport } from '../../lib/recovery/verify.js';
@@ -44,7 +44,8 @@ import { InstrumentedObjectStore } from '../../lib/store/instrumented-store.js';
 import type { ObjectStore } from '../../lib/store/object-store.js';
 import type { StoreOperation } from '../../lib/store/store-operation.js';
 import { ClaimLead } from '../../lib/ticker/claim-lead.js';
-import { flushAndReport, runTick } from '../../lib/ticker/tick.js';
+import { runLoggedTick } from '../../lib/ticker/scheduled-tick.js';
+import { flushAndReport } from '../../lib/ticker/tick.js';
 import { FlushTimeEstimate } from '../../lib/ticker/tick-plan.js';
 import { runTicksUntil } from '../../lib/ticker/ticker.js';
 import { itemSize } from './billing/item-size.js';
@@ -353,16 +354,7 @@ export async function runWorkload(
               workerShards.push(...shards);
             },
           };
-          const summary = await runTick(deps);
-          logger.info('tick', {
-            activeShards: summary.activeShards,
-            fannedOut: summary.fannedOut,
-            failed: summary.failed,
-            concurrency: summary.plan.concurrency,
-            oldestPendingAgeMs: summary.oldestPendingAgeMs,
-          });
-          metrics.publishStoredMetrics();
-          return summary;
+          return runLoggedTick(deps);
         }),
       ),
     );

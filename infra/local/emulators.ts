@@ -11,6 +11,7 @@
  * tested in process with real FIFO event shapes (`test/sqs/`).
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { emulatorClientOptions } from '../../lib/emulator-options.js';
 import { LOCAL_RESOURCES } from '../../lib/local/data-dir.js';
 import { type DerivedPort, listenError } from '../../lib/local/listen-error.js';
 import { LOCAL_SETTINGS } from '../../lib/local/local-settings.js';
@@ -73,11 +74,7 @@ export async function startLocalQueues(
     throw listenError(LOCAL_SETTINGS.sqsPort.env, port, error, derived);
   }
   const { endpoint } = emulator;
-  const client = new SQSClient({
-    endpoint,
-    region: LOCAL_RESOURCES.region,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  const client = new SQSClient(emulatorClientOptions(endpoint, LOCAL_RESOURCES.region));
   const close = async () => {
     client.destroy();
     await emulator.close();

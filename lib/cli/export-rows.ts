@@ -23,7 +23,7 @@ import {
   type ExportRef,
   listExports,
   loadManifest,
-  loadNewestValid,
+  loadNewestExport,
   streamExport,
 } from '../recovery/export-source.js';
 import { readSegment } from '../segment/reader.js';
@@ -50,14 +50,11 @@ export async function findDumpExport(
   shard: string,
   options: { maxPosition?: number; onFallback: (fallback: ExportFallback) => Promise<void> },
 ): Promise<DumpExport | undefined> {
-  const candidates = (await listExports(store, shard))
-    .filter(
-      (ref) => options.maxPosition === undefined || ref.coveredPosition <= options.maxPosition,
-    )
-    .reverse();
   const fallbacks: ExportFallback[] = [];
-  const loaded = await loadNewestValid(
-    candidates,
+  const { loaded } = await loadNewestExport(
+    store,
+    shard,
+    (ref) => options.maxPosition === undefined || ref.coveredPosition <= options.maxPosition,
     (ref) => verifyExport(store, shard, ref),
     (fallback) => fallbacks.push(fallback),
   );

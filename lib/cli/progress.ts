@@ -1,20 +1,13 @@
 /**
- * Progress of a long export, verify or rebuild on the CLI's stderr. On a
- * terminal it is one line, redrawn in place (at most ten times a second) and
- * erased before the report prints; elsewhere nothing, unless `--progress`
- * asks for it, and then one plain line a second, so a log file stays short.
+ * Progress of a long export, verify or rebuild on the CLI's stderr: one
+ * line (`progress-line.ts`: redrawn in place on a terminal; elsewhere only
+ * with `--progress`, one plain line a second).
  *
  *   export orders: wal 812/2,040, 1,624,000 rows, 3.2 s
  */
 import type { Writable } from 'node:stream';
 import type { ProgressEvent, ProgressListener } from '../recovery/progress.js';
-
-/** Milliseconds between two redraws on a terminal, and between two lines elsewhere. */
-const TTY_REDRAW_MS = 100;
-const PLAIN_LINE_MS = 1_000;
-
-/** Erase the current terminal line and return to its start. */
-const CLEAR_LINE = '\r\x1b[2K';
+import { progressLine } from './progress-line.js';
 
 /** A running progress display. */
 export interface ProgressDisplay {
@@ -22,11 +15,6 @@ export interface ProgressDisplay {
   listener: ProgressListener | undefined;
   /** Erases the line (terminal); call before printing the report. */
   end: () => void;
-}
-
-/** True when `stream` is a terminal. */
-export function isTerminal(stream: Writable): boolean {
-  return (stream as Partial<NodeJS.WriteStream>).isTTY === true;
 }
 
 /** The text of one event. */
@@ -50,32 +38,10 @@ export function progressDisplay(
   job: string,
   options: { forced: boolean; now?: () => number },
 ): ProgressDisplay {
-  const terminal = isTerminal(stream);
-  if (!terminal && !options.forced) return { listener: undefined, end: () => {} };
-  const now = options.now ?? Date.now;
-  const started = now();
-  const everyMs = terminal ? TTY_REDRAW_MS : PLAIN_LINE_MS;
-  let lastAt = Number.NEGATIVE_INFINITY;
-  let drawn = false;
-  const listener: ProgressListener = (event) => {
-    const at = now();
-    if (at - lastAt < everyMs) return;
-    lastAt = at;
-    const text = progressText(job, event, at - started);
-    if (terminal) {
-      const columns = (stream as Partial<NodeJS.WriteStream>).columns ?? 80;
-      // One line that fits: a wrapped line cannot be redrawn in place.
-      stream.write(`${CLEAR_LINE}${text.slice(0, Math.max(1, columns - 1))}`);
-      drawn = true;
-    } else {
-      stream.write(`${text}\n`);
-    }
-  };
-  return {
-    listener,
-    end: () => {
-      if (drawn) stream.write(CLEAR_LINE);
-      drawn = false;
-    },
-  };
+  const line = progressLine<ProgressEvent>(
+    stream,
+    (event, elapsedMs) => progressText(job, event, elapsedMs),
+    options,
+  );
+  return { listener: line.show, end: line.end };
 }

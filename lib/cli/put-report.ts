@@ -10,11 +10,7 @@ import type { Writable } from 'node:stream';
 import type { PutAck } from '../client/api-types.js';
 import type { BatchOutcome } from '../client/producer.js';
 import type { SqsAck } from '../client/sqs-batch-sender.js';
-import { isTerminal } from './progress.js';
-
-const TTY_REDRAW_MS = 100;
-const PLAIN_LINE_MS = 1_000;
-const CLEAR_LINE = '\r\x1b[2K';
+import { progressLine } from './progress-line.js';
 
 const n = (value: number) => value.toLocaleString('en-US');
 
@@ -34,7 +30,7 @@ export function rowsPerSecond(rows: number, elapsedMs: number): number {
 }
 
 /** The text of the progress line. */
-function progressLine(shard: string, counts: PutCounts, elapsedMs: number): string {
+function putProgressText(shard: string, counts: PutCounts, elapsedMs: number): string {
   return (
     `put ${shard}: ${n(counts.ackedRows)}/${n(counts.rows)} rows acked, ` +
     `${n(rowsPerSecond(counts.ackedRows, elapsedMs))} rows/s, ${n(counts.retries)} retried` +
@@ -55,31 +51,12 @@ export function putProgress(
   shard: string,
   options: { forced: boolean; now: () => number },
 ): PutProgress {
-  const terminal = isTerminal(stream);
-  if (!terminal && !options.forced) return { update: () => {}, end: () => {} };
-  const started = options.now();
-  const everyMs = terminal ? TTY_REDRAW_MS : PLAIN_LINE_MS;
-  let lastAt = Number.NEGATIVE_INFINITY;
-  let drawn = false;
-  return {
-    update: (counts) => {
-      const at = options.now();
-      if (at - lastAt < everyMs) return;
-      lastAt = at;
-      const text = progressLine(shard, counts, at - started);
-      if (terminal) {
-        const columns = (stream as Partial<NodeJS.WriteStream>).columns ?? 80;
-        stream.write(`${CLEAR_LINE}${text.slice(0, Math.max(1, columns - 1))}`);
-        drawn = true;
-      } else {
-        stream.write(`${text}\n`);
-      }
-    },
-    end: () => {
-      if (drawn) stream.write(CLEAR_LINE);
-      drawn = false;
-    },
-  };
+  const line = progressLine<PutCounts>(
+    stream,
+    (counts, elapsedMs) => putProgressText(shard, counts, elapsedMs),
+    options,
+  );
+  return { update: line.show ?? (() => {}), end: line.end };
 }
 
 /** A batch that did not land. */

@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { ShardwalHttpClient } from '../client/http-client.js';
 import type { RetryEvent, RetryOptions } from '../client/retry.js';
+import { emulatorClientOptions } from '../emulator-options.js';
 import { dataDirLayout, LOCAL_RESOURCES } from '../local/data-dir.js';
 import { LOCAL_SETTINGS } from '../local/local-settings.js';
 import { findRunningStack, type StackInfo } from '../local/stack-file.js';
@@ -111,11 +112,7 @@ async function openSqsTarget(
   const { SQSClient } = await import('@aws-sdk/client-sqs');
   const stack = await runningStack(input, io);
   if (stack && stack.queueUrl === queueUrl) {
-    const sqs = new SQSClient({
-      endpoint: stack.sqsEndpoint,
-      region: LOCAL_RESOURCES.region,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
+    const sqs = new SQSClient(emulatorClientOptions(stack.sqsEndpoint, LOCAL_RESOURCES.region));
     return {
       transport: 'sqs',
       description: `${queueUrl} (the local stack, pid ${stack.pid})`,

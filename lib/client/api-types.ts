@@ -1,11 +1,14 @@
 /**
  * The HTTP API's response bodies, as `docs/openapi.yaml` defines them
  * (`PutAck`, `ShardStatus`, `SeqStatus`), and the put route's body forms
- * and query parameters. Each type has a field table the
- * client checks answers against at run time; `test/client/api-types.test.ts`
+ * and query parameters (`SeqStatus` is the service's own contract module,
+ * `lib/status/seq-status.ts`). Each type has a field table the client checks
+ * answers against at run time (`check-fields.ts`); `test/client/api-types.test.ts`
  * holds both against the YAML, so a change to the spec fails there first.
  */
-import { MalformedResponseError } from './errors.js';
+import type { SeqStatus } from '../status/seq-status.js';
+
+export { type SeqQuarantine, SeqState, type SeqStatus } from '../status/seq-status.js';
 
 /** A JSON type as the spec names it. */
 export type JsonType = 'string' | 'integer' | 'boolean' | 'object' | 'null';
@@ -101,42 +104,6 @@ export const SHARD_STATUS_FIELDS = {
   aofWatermark: { type: 'integer', required: false },
 } as const satisfies Record<keyof ShardStatus, FieldSpec>;
 
-/**
- * The states of a seq (`SeqState` in the spec): `pending` (allocated, not
- * yet decided), `durable` (its rows are in the WAL), `void` (sealed, nothing
- * stored), `quarantined` (a rebuild set its rows aside for an operator),
- * `unknown` (older than the service can still tell).
- */
-export const SeqState = {
-  pending: 'pending',
-  durable: 'durable',
-  void: 'void',
-  quarantined: 'quarantined',
-  unknown: 'unknown',
-} as const;
-export type SeqState = (typeof SeqState)[keyof typeof SeqState];
-
-/** Why a seq is `quarantined`: the rebuild that set it aside. */
-export interface SeqQuarantine {
-  generation: number;
-  reason: string;
-  rejectedAtMs: number;
-}
-
-/** `SeqStatus`: `GET /v1/shards/{shard}/seqs/{seq}`. */
-export interface SeqStatus {
-  shard: string;
-  seq: number;
-  /** One of `SeqState`; a newer service may add states: treat any other as not durable. */
-  state: SeqState;
-  /** True only when `state` is `durable`. */
-  durable: boolean;
-  durableSeq: number;
-  poison: string | null;
-  /** Present when `state` is `quarantined`. */
-  quarantine?: SeqQuarantine;
-}
-
 /** The fields of `SeqStatus`. */
 export const SEQ_STATUS_FIELDS = {
   shard: { type: 'string', required: true },
@@ -147,42 +114,3 @@ export const SEQ_STATUS_FIELDS = {
   poison: { type: ['string', 'null'], required: true },
   quarantine: { type: 'object', required: false },
 } as const satisfies Record<keyof SeqStatus, FieldSpec>;
-
-function typeOf(value: unknown): JsonType | 'other' {
-  if (value === null) return 'null';
-  if (typeof value === 'string') return 'string';
-  if (typeof value === 'boolean') return 'boolean';
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? 'integer' : 'other';
-  if (typeof value === 'object' && !Array.isArray(value)) return 'object';
-  return 'other';
-}
-
-/**
- * `value` as `T` once every field in `fields` has its type (required fields
- * present). Unknown members are kept: the spec only ever adds fields.
- */
-export function checkFields<T>(
-  value: unknown,
-  fields: Readonly<Record<string, FieldSpec>>,
-  what: string,
-): T {
-  if (typeOf(value) !== 'object') {
-    throw new MalformedResponseError(what, `expected a JSON object, got ${JSON.stringify(value)}`);
-  }
-  const object = value as Record<string, unknown>;
-  for (const [name, spec] of Object.entries(fields)) {
-    if (!(name in object)) {
-      if (spec.required) throw new MalformedResponseError(what, `missing field ${name}`);
-      continue;
-    }
-    const allowed: readonly JsonType[] = typeof spec.type === 'string' ? [spec.type] : spec.type;
-    const got = typeOf(object[name]);
-    if (got === 'other' || !allowed.includes(got)) {
-      throw new MalformedResponseError(
-        what,
-        `field ${name}: expected ${allowed.join(' or ')}, got ${JSON.stringify(object[name])}`,
-      );
-    }
-  }
-  return object as T;
-}

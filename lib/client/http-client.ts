@@ -21,7 +21,6 @@
 import { randomUUID } from 'node:crypto';
 import { ConfigError, ErrorKind, InvalidInputError } from '../errors.js';
 import {
-  checkFields,
   PUT_ACK_FIELDS,
   type PutAck,
   SEQ_STATUS_FIELDS,
@@ -30,6 +29,7 @@ import {
   SHARD_STATUS_FIELDS,
   type ShardStatus,
 } from './api-types.js';
+import { checkFields } from './check-fields.js';
 import {
   ApiError,
   ConnectionError,

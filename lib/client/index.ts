@@ -39,22 +39,7 @@ export {
 export { FsObjectStore } from '../store/fs-store.js';
 export { MemoryObjectStore } from '../store/memory-store.js';
 export type { ObjectStore } from '../store/object-store.js';
-export {
-  type FieldSpec,
-  type JsonType,
-  NDJSON_MEDIA_TYPES,
-  PUT_ACK_FIELDS,
-  type PutAck,
-  PutBodyForm,
-  type PutQuery,
-  SEQ_STATUS_FIELDS,
-  type SeqQuarantine,
-  SeqState,
-  type SeqStatus,
-  SHARD_STATUS_FIELDS,
-  type ShardLease,
-  type ShardStatus,
-} from './api-types.js';
+export * from './api-types.js';
 export {
   ErrorKind,
   isRetryableKind,
@@ -113,17 +98,7 @@ export {
   type SealedBatch,
 } from './producer.js';
 export { GZIP_DEFAULTS, type GzipOptions } from './put-body.js';
-export {
-  abortableSleep,
-  TAIL_DEFAULTS,
-  type TailFrom,
-  type TailNotice,
-  TailNoticeKind,
-  type TailOptions,
-  type TailRow,
-  tailShard,
-  tailShardBatches,
-} from './reader/index.js';
+export * from './reader/index.js';
 export { openLocalStore, openS3Store, type S3StoreOptions } from './reader/stores.js';
 export { RETRY_DEFAULTS, type RetryEvent, type RetryOptions } from './retry.js';
 export { type BatchLimits, RowBatcher } from './row-batcher.js';

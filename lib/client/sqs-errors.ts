@@ -5,15 +5,14 @@
  * malformed request are not. A failed batch entry is retried unless SQS
  * says it is the sender's fault.
  */
+import { ErrorKind } from '../errors.js';
 import {
   type ApiError,
-  BackpressureApiError,
   ConnectionError,
+  ERROR_CLASS_OF_KIND,
   ErrorOrigin,
   ForbiddenApiError,
   InvalidInputApiError,
-  NotFoundApiError,
-  TooLargeApiError,
   UnavailableApiError,
 } from './errors.js';
 
@@ -43,6 +42,16 @@ const FORBIDDEN = new Set([
   'KmsAccessDenied',
 ]);
 
+/** The error kind of an SQS answer, or `forbidden` (a missing permission: no kind of the API). */
+function sqsKind(name: string, status: number, retryable: unknown): ErrorKind | 'forbidden' {
+  if (THROTTLING.has(name) || status === 429) return ErrorKind.backpressure;
+  if (status >= 500 || retryable) return ErrorKind.unavailable;
+  if (NOT_FOUND.has(name)) return ErrorKind.notFound;
+  if (FORBIDDEN.has(name) || status === 403) return 'forbidden';
+  if (name === 'BatchRequestTooLong') return ErrorKind.tooLarge;
+  return ErrorKind.invalidInput;
+}
+
 /** The typed error of an exception from an SQS call (`what` names the call). */
 export function sqsCallError(what: string, error: unknown): ApiError {
   const sdk = (error ?? {}) as SdkErrorShape;
@@ -51,12 +60,9 @@ export function sqsCallError(what: string, error: unknown): ApiError {
   const message = `${what}: ${name}: ${sdk.message ?? String(error)}`;
   if (status === undefined) return new ConnectionError(message, error);
   const init = { status, origin: ErrorOrigin.sqs, cause: error };
-  if (THROTTLING.has(name) || status === 429) return new BackpressureApiError(message, init);
-  if (status >= 500 || sdk.$retryable) return new UnavailableApiError(message, init);
-  if (NOT_FOUND.has(name)) return new NotFoundApiError(message, init);
-  if (FORBIDDEN.has(name) || status === 403) return new ForbiddenApiError(message, init);
-  if (name === 'BatchRequestTooLong') return new TooLargeApiError(message, init);
-  return new InvalidInputApiError(message, init);
+  const kind = sqsKind(name, status, sdk.$retryable);
+  if (kind === 'forbidden') return new ForbiddenApiError(message, init);
+  return new ERROR_CLASS_OF_KIND[kind](message, init);
 }
 
 /** The typed error of one failed `SendMessageBatch` entry. */

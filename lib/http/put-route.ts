@@ -11,6 +11,7 @@ import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { InvalidInputError } from '../errors.js';
 import { Metric } from '../observability/metric-names.js';
 import { logger, metrics } from '../observability/telemetry.js';
+import { countPut } from '../put/put-metrics.js';
 import { Durability, type PutDeps, putRows } from '../put/put-rows.js';
 import { parsePutText } from '../put/schema.js';
 import { invocationDeadline } from '../put/transport-deadline.js';
@@ -62,11 +63,7 @@ export async function handlePut(
     const idempotencyKey = idempotencyKeyOf(event);
     const deadlineAtMs = invocationDeadline(context, deps.now());
     const result = await putRows(deps, { shard, body, durability, idempotencyKey, deadlineAtMs });
-    if (!result.repeated) {
-      metrics.addMetric(Metric.putBatches, MetricUnit.Count, 1);
-      metrics.addMetric(Metric.putRows, MetricUnit.Count, result.ack.rows);
-      metrics.addMetric(Metric.putBytes, MetricUnit.Bytes, result.bytes);
-    }
+    countPut(result);
     logger.debug('put', {
       ...result.ack,
       bytes: result.bytes,

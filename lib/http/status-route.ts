@@ -14,7 +14,8 @@ import type { Table } from '../memtable/table.js';
 import { Metric } from '../observability/metric-names.js';
 import { metrics } from '../observability/telemetry.js';
 import { assertShardName } from '../paths.js';
-import { type QuarantineRecord, type SeqState, seqState } from '../status/seq-state.js';
+import { seqState } from '../status/seq-state.js';
+import type { SeqStatus } from '../status/seq-status.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { errorResponse } from './error-response.js';
 import { json } from './responses.js';
@@ -25,18 +26,6 @@ export async function shardStatus(table: Table, shard: string) {
   const cursors = snapshotCursors(await readShardRecord(table, shard));
   if (!cursors) throw new NotFoundError(`shard ${shard}`);
   return { shard, ...cursors };
-}
-
-/** The seq status JSON (`SeqStatus` in `docs/openapi.yaml`). */
-export interface SeqStatusAnswer {
-  shard: string;
-  seq: number;
-  state: SeqState;
-  /** True only when the seq's rows are in the WAL (`state` is `durable`). */
-  durable: boolean;
-  durableSeq: number;
-  poison: string | null;
-  quarantine?: QuarantineRecord;
 }
 
 /** Reads a seq parameter exactly: 1 ..= MAX_SEQ, digits only. */
@@ -56,7 +45,7 @@ export async function seqStatus(
   shard: string,
   seq: number,
   store?: ObjectStore,
-): Promise<SeqStatusAnswer> {
+): Promise<SeqStatus> {
   assertShardName(shard);
   const record = await readShardRecord(table, shard);
   if (!record) throw new NotFoundError(`shard ${shard}`);

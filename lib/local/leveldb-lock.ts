@@ -9,9 +9,8 @@
 import { Level } from 'level';
 import { DataDirLockedError } from './errors.js';
 
-/** Throws `DataDirLockedError` when another process holds the leveldb at `dir`. */
-export async function assertLevelDbUnlocked(dir: string): Promise<void> {
-  const db = new Level(dir);
+/** Opens `db`, the leveldb at `dir`; `DataDirLockedError` when another process holds it. */
+export async function openLevelDb(db: { open: () => Promise<void> }, dir: string): Promise<void> {
   try {
     await db.open();
   } catch (error) {
@@ -19,5 +18,11 @@ export async function assertLevelDbUnlocked(dir: string): Promise<void> {
     if (cause?.code === 'LEVEL_LOCKED') throw new DataDirLockedError(dir);
     throw error;
   }
+}
+
+/** Throws `DataDirLockedError` when another process holds the leveldb at `dir`. */
+export async function assertLevelDbUnlocked(dir: string): Promise<void> {
+  const db = new Level(dir);
+  await openLevelDb(db, dir);
   await db.close();
 }

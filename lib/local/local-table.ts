@@ -7,6 +7,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { emulatorClientOptions } from '../emulator-options.js';
 import { startDynalite } from '../memtable/dynalite-server.js';
 import type { Table } from '../memtable/table.js';
 import { dataDirLayout, LOCAL_RESOURCES } from './data-dir.js';
@@ -38,9 +39,7 @@ export async function openLocalTable(dataDir: string): Promise<LocalTable> {
   const stack = await findRunningStack(layout.stackFile);
   if (stack) {
     const client = new DynamoDBClient({
-      endpoint: stack.dynamodbEndpoint,
-      region: LOCAL_RESOURCES.region,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      ...emulatorClientOptions(stack.dynamodbEndpoint, LOCAL_RESOURCES.region),
       maxAttempts: 2,
     });
     return {

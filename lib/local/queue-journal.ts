@@ -13,7 +13,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { Level } from 'level';
-import { DataDirLockedError } from './errors.js';
+import { openLevelDb } from './leveldb-lock.js';
 
 /** What `QueueJournal.open` found on disk: every key and its value. */
 export type JournalRecords = Map<string, unknown>;
@@ -46,13 +46,7 @@ export class QueueJournal {
   static async open(dir: string): Promise<{ journal: QueueJournal; records: JournalRecords }> {
     await mkdir(dir, { recursive: true });
     const db = new Level<string, unknown>(dir, { valueEncoding: 'json' });
-    try {
-      await db.open();
-    } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause;
-      if (cause?.code === 'LEVEL_LOCKED') throw new DataDirLockedError(dir);
-      throw error;
-    }
+    await openLevelDb(db, dir);
     const records: JournalRecords = new Map();
     for await (const [key, value] of db.iterator()) records.set(key, value);
     return { journal: new QueueJournal(db), records };

@@ -9,9 +9,9 @@
  * fresh key before the bucket's lifecycle rule could remove it (S3 in
  * `spill.ts`).
  */
-import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { spillRefOf } from './batches.js';
-import { num, type ShardRecord, str } from './shard-record.js';
+import { hasPendingBatches, num, type ShardRecord, str } from './shard-record.js';
 import { RESPILL_AGE_MS, readSpill, writeSpill } from './spill.js';
 import {
   batchRange,
@@ -52,15 +52,15 @@ export async function extendPendingExpiry(
   for await (const item of items) {
     const expires = Number(item.expiresAt?.N ?? Number.POSITIVE_INFINITY);
     if (expires >= renewBeforeSeconds) continue;
-    const out = await send(
+    const out = await updateBatchItem(
       table,
-      new UpdateItemCommand({
-        TableName: table.tableName,
-        Key: { pk: { S: shardPk(record.shard) }, sk: item.sk! },
-        UpdateExpression: 'SET expiresAt = :expires',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':expires': expiresAt(nowMs, batchMs) },
-      }),
+      record.shard,
+      item.sk!,
+      {
+        set: 'expiresAt = :expires',
+        condition: 'attribute_exists(pk)',
+        values: { ':expires': expiresAt(nowMs, batchMs) },
+      },
       'UpdateItem extend batch expiry',
     );
     if (typeof out === 'object') extended += 1;
@@ -81,15 +81,13 @@ export async function respillAged(
   record: ShardRecord,
   nowMs: number,
 ): Promise<number> {
-  const fromSeq = record.durableSeq + 1;
-  const toSeq = record.nextSeq - 1;
   const spill = table.spill;
-  if (toSeq < fromSeq || !spill) return 0;
+  if (!spill || !hasPendingBatches(record)) return 0;
   let copied = 0;
   const items = queryShardItems(
     table,
     record.shard,
-    batchRange(fromSeq, toSeq),
+    batchRange(record.durableSeq + 1, record.nextSeq - 1),
     'Query pending spilled batches',
     'sk, putId, createdAtMs, spillKey, spillBytes, spillSha, spillAtMs',
   );
@@ -108,22 +106,43 @@ export async function respillAged(
       payload,
       nowMs,
     );
-    const out = await send(
+    const out = await updateBatchItem(
       table,
-      new UpdateItemCommand({
-        TableName: table.tableName,
-        Key: { pk: { S: shardPk(record.shard) }, sk: item.sk! },
-        UpdateExpression: 'SET spillKey = :fresh, spillAtMs = :now',
-        ConditionExpression: 'spillKey = :old',
-        ExpressionAttributeValues: {
+      record.shard,
+      item.sk!,
+      {
+        set: 'spillKey = :fresh, spillAtMs = :now',
+        condition: 'spillKey = :old',
+        values: {
           ':fresh': { S: fresh.key },
           ':now': { N: String(nowMs) },
           ':old': { S: ref.key },
         },
-      }),
+      },
       'UpdateItem copy spilled payload',
     );
     if (out !== CONDITION_FAILED) copied += 1;
   }
   return copied;
+}
+
+/** Sets `update.set` on batch item `sk` of `shard` when `update.condition` holds; `send`'s answer. */
+function updateBatchItem(
+  table: Table,
+  shard: string,
+  sk: AttributeValue,
+  update: { set: string; condition: string; values: Record<string, AttributeValue> },
+  what: string,
+) {
+  return send(
+    table,
+    new UpdateItemCommand({
+      TableName: table.tableName,
+      Key: { pk: { S: shardPk(shard) }, sk },
+      UpdateExpression: `SET ${update.set}`,
+      ConditionExpression: update.condition,
+      ExpressionAttributeValues: update.values,
+    }),
+    what,
+  );
 }

@@ -9,6 +9,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { emulatorClientOptions } from '../emulator-options.js';
 import { InternalError } from '../errors.js';
 
 /** A running emulator. */
@@ -49,11 +50,7 @@ export async function startDynalite(
   });
   const endpoint = `http://127.0.0.1:${port}`;
   const { DynamoDBClient } = await sdk;
-  const client = new DynamoDBClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  const client = new DynamoDBClient(emulatorClientOptions(endpoint));
   return {
     endpoint,
     client,

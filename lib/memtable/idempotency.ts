@@ -145,6 +145,32 @@ export async function readIdempotencyRecord(
 }
 
 /**
+ * The expressions of a takeover (K3): set every one of `attributes`, on
+ * condition that the record is `previousOwner`'s pending reservation whose
+ * lease ran out before `nowMs`. (The emulator's differential test sends
+ * these too.)
+ */
+export function takeoverUpdate(
+  attributes: Record<string, AttributeValue>,
+  previousOwner: string,
+  nowMs: number,
+) {
+  const names = Object.keys(attributes);
+  return {
+    UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
+    ConditionExpression:
+      '#owner = :previous AND #state = :pendingState AND #leaseExpiresAtMs < :now',
+    ExpressionAttributeNames: Object.fromEntries(names.map((name) => [`#${name}`, name])),
+    ExpressionAttributeValues: {
+      ...Object.fromEntries(names.map((name) => [`:${name}`, attributes[name]!])),
+      ':previous': { S: previousOwner },
+      ':pendingState': { S: 'pending' },
+      ':now': { N: String(nowMs) },
+    },
+  };
+}
+
+/**
  * Takes over a pending reservation whose lease expired (K3), re-pointing it at
  * the taker's seq. False when it was not `previousOwner`'s expired
  * reservation any more (another taker won, or it completed).
@@ -154,23 +180,12 @@ export async function takeOverReservation(
   previousOwner: string,
   input: ReservationInput,
 ): Promise<boolean> {
-  const attributes = pendingAttributes(input);
-  const names = Object.keys(attributes);
   const out = await send(
     table,
     new UpdateItemCommand({
       TableName: table.tableName,
       Key: idemKey(input.shard, input.key),
-      UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
-      ConditionExpression:
-        '#owner = :previous AND #state = :pendingState AND #leaseExpiresAtMs < :now',
-      ExpressionAttributeNames: Object.fromEntries(names.map((name) => [`#${name}`, name])),
-      ExpressionAttributeValues: {
-        ...Object.fromEntries(names.map((name) => [`:${name}`, attributes[name]!])),
-        ':previous': { S: previousOwner },
-        ':pendingState': { S: 'pending' },
-        ':now': { N: String(input.nowMs) },
-      },
+      ...takeoverUpdate(pendingAttributes(input), previousOwner, input.nowMs),
     }),
     'UpdateItem idempotency takeover',
   );

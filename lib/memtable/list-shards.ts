@@ -9,15 +9,10 @@
  * (`pk = registry`, `sk = backfill`) so no later listing scans again (G2). A
  * crash before the marker only means the next listing scans once more.
  */
-import {
-  GetItemCommand,
-  PutItemCommand,
-  QueryCommand,
-  ScanCommand,
-} from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { REGISTRY_ATTRIBUTES, REGISTRY_INDEX, REGISTRY_PK, registryEntry } from './registry.js';
 import { type ShardRecord, toShardRecord, updateShardRecord } from './shard-record.js';
-import { META_SK, paginate, sendUnconditional, type Table } from './table.js';
+import { listIndexShards, META_SK, paginate, sendUnconditional, type Table } from './table.js';
 
 const SHARD_PK_PREFIX = 'shard#';
 /** The marker item of a finished backfill. */
@@ -26,23 +21,16 @@ const BACKFILL_KEY = { pk: { S: 'registry' }, sk: { S: 'backfill' } };
 /** Names of every registered shard, ascending (the backfill runs first if it never did). */
 export async function listShards(table: Table): Promise<string[]> {
   await backfillRegistry(table);
-  const shards: string[] = [];
-  for await (const item of paginate(
+  return listIndexShards(
     table,
-    (startKey) =>
-      new QueryCommand({
-        TableName: table.tableName,
-        IndexName: REGISTRY_INDEX,
-        KeyConditionExpression: `${REGISTRY_ATTRIBUTES.partition} = :p`,
-        ExpressionAttributeValues: { ':p': { S: REGISTRY_PK } },
-        ExclusiveStartKey: startKey,
-      }),
+    {
+      name: REGISTRY_INDEX,
+      partition: REGISTRY_ATTRIBUTES.partition,
+      pk: REGISTRY_PK,
+      shard: REGISTRY_ATTRIBUTES.shard,
+    },
     'Query registry index',
-  )) {
-    const shard = item[REGISTRY_ATTRIBUTES.shard]?.S;
-    if (shard) shards.push(shard);
-  }
-  return shards;
+  );
 }
 
 /** Registers the shard records that predate the registry, once per table (G2); returns how many. */

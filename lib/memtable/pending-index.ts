@@ -4,9 +4,8 @@
  * marker in its allocation update; the flusher clears it only when no put
  * arrived since (condition on `nextSeq`).
  */
-import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { updateShardRecord } from './shard-record.js';
-import { PENDING_INDEX, PENDING_PK, paginate, type Table } from './table.js';
+import { listIndexShards, PENDING_INDEX, PENDING_PK, type Table } from './table.js';
 
 /** The attributes that put a shard record in the index (the put path sets them, step 7 removes them). */
 export const PENDING_MARKER = ['pendingPk', 'pendingShard', 'pendingSinceMs'] as const;
@@ -20,23 +19,11 @@ export const DRAIN_SET =
 
 /** Names of shards marked pending, ascending. */
 export async function listPendingShards(table: Table): Promise<string[]> {
-  const shards: string[] = [];
-  for await (const item of paginate(
+  return listIndexShards(
     table,
-    (startKey) =>
-      new QueryCommand({
-        TableName: table.tableName,
-        IndexName: PENDING_INDEX,
-        KeyConditionExpression: 'pendingPk = :p',
-        ExpressionAttributeValues: { ':p': { S: PENDING_PK } },
-        ExclusiveStartKey: startKey,
-      }),
+    { name: PENDING_INDEX, partition: 'pendingPk', pk: PENDING_PK, shard: 'pendingShard' },
     'Query pending index',
-  )) {
-    const shard = item.pendingShard?.S;
-    if (shard) shards.push(shard);
-  }
-  return shards;
+  );
 }
 
 /**

@@ -155,6 +155,35 @@ export async function* paginate(
   } while (startKey);
 }
 
+/**
+ * The shard names a sparse index lists under one partition key (the registry,
+ * the pending index): `index.partition` = `index.pk`, each item's shard name
+ * in `index.shard`, ascending by the index's sort key.
+ */
+export async function listIndexShards(
+  table: Table,
+  index: { name: string; partition: string; pk: string; shard: string },
+  what: string,
+): Promise<string[]> {
+  const shards: string[] = [];
+  for await (const item of paginate(
+    table,
+    (startKey) =>
+      new QueryCommand({
+        TableName: table.tableName,
+        IndexName: index.name,
+        KeyConditionExpression: `${index.partition} = :p`,
+        ExpressionAttributeValues: { ':p': { S: index.pk } },
+        ExclusiveStartKey: startKey,
+      }),
+    what,
+  )) {
+    const shard = item[index.shard]?.S;
+    if (shard) shards.push(shard);
+  }
+  return shards;
+}
+
 /** Items of a shard's partition with sort keys in [lo, hi], ascending, read strongly consistent. */
 export function queryShardItems(
   table: Table,

@@ -52,7 +52,8 @@
 import { FencedError, PoisonedError } from '../errors.js';
 import { leaseHeld, readShardRecord, type ShardRecord } from '../memtable/shard-record.js';
 import type { Table } from '../memtable/table.js';
-import { SeqState, seqState } from '../status/seq-state.js';
+import { seqState } from '../status/seq-state.js';
+import { SeqState } from '../status/seq-status.js';
 import { nextGridTick } from '../ticker/grid.js';
 
 /** Inputs of `waitDurable`. */

@@ -95,3 +95,20 @@ export async function loadNewestValid<T>(
   }
   return undefined;
 }
+
+/**
+ * The newest of `shard`'s exports that `accept` admits and `attempt` loads
+ * (`loadNewestValid` over them, newest first); `candidates` counts the
+ * exports it admitted. Recovery's replay and the CLI's dump choose an export
+ * by this one rule.
+ */
+export async function loadNewestExport<T>(
+  store: ObjectStore,
+  shard: string,
+  accept: (ref: ExportRef) => boolean,
+  attempt: (ref: ExportRef) => Promise<T>,
+  onFallback: (fallback: ExportFallback) => void,
+): Promise<{ candidates: number; loaded: { ref: ExportRef; result: T } | undefined }> {
+  const refs = (await listExports(store, shard)).filter(accept).reverse();
+  return { candidates: refs.length, loaded: await loadNewestValid(refs, attempt, onFallback) };
+}

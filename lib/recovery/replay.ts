@@ -28,9 +28,8 @@ import {
   type ExportFallback,
   ExportKind,
   type ExportRef,
-  listExports,
   loadManifest,
-  loadNewestValid,
+  loadNewestExport,
   streamExport,
 } from './export-source.js';
 import { Phase, PROGRESS_ROWS, type ProgressListener } from './progress.js';
@@ -117,10 +116,10 @@ export async function replayShard(
   let exportRows = 0;
   let keyedComplete = true;
   if (options.useExport ?? true) {
-    const filter = options.exportFilter ?? (() => true);
-    const refs = (await listExports(store, shard)).filter(filter).reverse();
-    const loaded = await loadNewestValid(
-      refs,
+    const { candidates, loaded } = await loadNewestExport(
+      store,
+      shard,
+      options.exportFilter ?? (() => true),
       (ref) => loadExport(store, shard, ref, fresh(), { ...options, readKeys }),
       (fallback) => {
         fallbacks.push(fallback);
@@ -135,9 +134,7 @@ export async function replayShard(
       exportUsed = loaded.result.used;
     } else {
       const why =
-        refs.length === 0
-          ? 'the shard has no export'
-          : `none of its ${refs.length} exports verified`;
+        candidates === 0 ? 'the shard has no export' : `none of its ${candidates} exports verified`;
       warn(`${NO_EXPORT_WARNING}: ${why}; replaying the whole WAL from position 0`);
     }
   } else {

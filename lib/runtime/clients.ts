@@ -10,6 +10,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { emulatorClientOptions } from '../emulator-options.js';
 import { LazyObjectStore } from '../store/lazy-store.js';
 import type { ObjectStore } from '../store/object-store.js';
 
@@ -21,8 +22,6 @@ export const ENDPOINT_ENV = {
   storeDir: 'SHARDWAL_STORE_DIR',
 } as const;
 
-const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
-
 /**
  * Client options for an emulator at `env[name]` (its endpoint, a region and
  * dummy credentials), or `{}` for AWS's defaults when it is not set.
@@ -30,7 +29,7 @@ const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 export function emulatorOptions(env: NodeJS.ProcessEnv, name: string) {
   const endpoint = env[name];
   if (!endpoint) return {};
-  return { endpoint, region: env.AWS_REGION ?? 'us-east-1', credentials: LOCAL_CREDENTIALS };
+  return emulatorClientOptions(endpoint, env.AWS_REGION);
 }
 
 /** A DynamoDB client; local endpoint and dummy credentials when overridden. */

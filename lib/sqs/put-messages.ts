@@ -32,6 +32,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { ErrorKind, InvalidInputError, ShardwalError } from '../errors.js';
 import { Metric } from '../observability/metric-names.js';
 import { logger, metrics } from '../observability/telemetry.js';
+import { countPut } from '../put/put-metrics.js';
 import { Durability, type PutDeps, putRows } from '../put/put-rows.js';
 import { type ParsedPut, parsePutText } from '../put/schema.js';
 import { invocationDeadline } from '../put/transport-deadline.js';
@@ -84,11 +85,7 @@ export async function putMessage(
       idempotencyKey: key.key,
       deadlineAtMs: invocationDeadline(context, deps.now()),
     });
-    if (!result.repeated) {
-      metrics.addMetric(Metric.putBatches, MetricUnit.Count, 1);
-      metrics.addMetric(Metric.putRows, MetricUnit.Count, result.ack.rows);
-      metrics.addMetric(Metric.putBytes, MetricUnit.Bytes, result.bytes);
-    }
+    countPut(result);
     logger.debug('put', {
       ...result.ack,
       messageId: record.messageId,

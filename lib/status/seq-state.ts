@@ -44,20 +44,11 @@ import { type QuarantineHead, readQuarantineHead } from '../memtable/quarantine.
 import type { ShardRecord } from '../memtable/shard-record.js';
 import type { Table } from '../memtable/table.js';
 import type { ObjectStore } from '../store/object-store.js';
+import { SeqState } from './seq-status.js';
 import { walSeq } from './wal-seq.js';
 
-/** The states of a seq. */
-export const SeqState = {
-  pending: 'pending',
-  durable: 'durable',
-  void: 'void',
-  quarantined: 'quarantined',
-  unknown: 'unknown',
-} as const;
-export type SeqState = (typeof SeqState)[keyof typeof SeqState];
-
 /** The quarantine copy that makes a seq `quarantined`: the generation of the rebuild that set it aside, and why. */
-export type QuarantineRecord = QuarantineHead;
+type QuarantineRecord = QuarantineHead;
 
 /** A seq's state and, when quarantined, the quarantine record that proves it. */
 export interface SeqVerdict {

@@ -21,6 +21,7 @@
  */
 
 import { createVersion } from './commit.js';
+import { COMMIT_ATTEMPTS, CommitTry, commitOnNewest } from './commit-loop.js';
 import type { TableDeps } from './deps.js';
 import { newSnapshotId, newUuid } from './deps.js';
 import { TableFaultPoint } from './fault-points.js';
@@ -53,9 +54,6 @@ import {
   storeManifest,
   storeManifestList,
 } from './write-files.js';
-
-/** Attempts before a commit gives up for this run (the next run goes on). */
-const MAX_ATTEMPTS = 8;
 
 /** What one append did. */
 export interface AppendReport {
@@ -149,7 +147,7 @@ export async function appendTable(
     report.status = 'not-due';
     return report;
   }
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  for (let attempt = 0; attempt < COMMIT_ATTEMPTS; attempt++) {
     const madeAtMs = deps.now();
     const read = tableHighWater(base?.metadata);
     const current = base?.metadata;
@@ -201,18 +199,16 @@ export async function appendTable(
       ranges.map((r) => [r.shard, [r.from, r.to]]),
     );
     const snapshotId = newSnapshotId(deps);
-    // A3: re-apply on each new base while the high-waters it read from still hold.
     const schemaId = base?.metadata['current-schema-id'];
-    while (
-      sameStart(base, ranges, read) &&
-      base?.metadata['current-schema-id'] === schemaId &&
-      // O3 (`orphans.ts`): files older than half the orphan age are never committed.
-      deps.now() - madeAtMs < deps.config.orphanAgeMs / 2
-    ) {
+    const tried = await commitOnNewest(deps, table, base, madeAtMs, report, async (on) => {
+      // A3: re-apply on each new base while the high-waters it read from still hold.
+      if (!sameStart(on, ranges, read) || on?.metadata['current-schema-id'] !== schemaId) {
+        return CommitTry.stale;
+      }
       const next = await nextMetadata(
         deps,
         table,
-        base,
+        on,
         location,
         evolved,
         by,
@@ -225,21 +221,21 @@ export async function appendTable(
         refused,
       );
       await deps.faults?.(TableFaultPoint.appendAfterManifestList, table);
-      if (await createVersion(deps, table, base, next)) {
-        Object.assign(report, {
-          status: 'committed',
-          version: (base?.version ?? 0) + 1,
-          snapshotId,
-          rows: rowCount,
-          files: files.length,
-          appended,
-          refused,
-        });
-        if (Object.keys(refused).length > 0) deps.onRefused?.(table, refused);
-        return report;
-      }
-      report.conflicts += 1;
-      base = await loadCurrent(deps.store, table);
+      return (await createVersion(deps, table, on, next)) ? CommitTry.committed : CommitTry.lost;
+    });
+    base = tried.base;
+    if (tried.committed) {
+      Object.assign(report, {
+        status: 'committed',
+        version: (base?.version ?? 0) + 1,
+        snapshotId,
+        rows: rowCount,
+        files: files.length,
+        appended,
+        refused,
+      });
+      if (Object.keys(refused).length > 0) deps.onRefused?.(table, refused);
+      return report;
     }
   }
   report.status = 'gave-up';

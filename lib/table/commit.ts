@@ -8,7 +8,8 @@
  * C2. The loser learns it lost from `'exists'` and nothing else; it reloads
  *     the current version and re-applies its change there only when the
  *     change's conditions still hold (append: the high-water it read from;
- *     replace: the files it replaces are still live), else starts over.
+ *     replace: the files it replaces are still live), else starts over
+ *     (`commit-loop.ts`, one loop for both).
  * C3. `version-hint.text` is written after the commit, best effort, and only
  *     forward: it is a hint for readers (icebird, the CLI) and the loader
  *     verifies it by probing the next versions.

@@ -19,6 +19,7 @@
  */
 import { type DataFileRecord, EntryStatus, type ManifestEntry } from './avro.js';
 import { createVersion } from './commit.js';
+import { COMMIT_ATTEMPTS, CommitTry, commitOnNewest } from './commit-loop.js';
 import type { TableDeps } from './deps.js';
 import { newSnapshotId } from './deps.js';
 import { TableFaultPoint } from './fault-points.js';
@@ -76,9 +77,9 @@ export async function compactTable(deps: TableDeps, table: string): Promise<Comp
     version: null,
     conflicts: 0,
   };
-  for (let attempt = 0; attempt < 8; attempt++) {
+  for (let attempt = 0; attempt < COMMIT_ATTEMPTS; attempt++) {
     const madeAtMs = deps.now();
-    let base = await loadCurrent(deps.store, table);
+    const base = await loadCurrent(deps.store, table);
     if (!base) return report;
     const snapshot = currentSnapshot(base.metadata);
     const chosen = plan(
@@ -106,22 +107,24 @@ export async function compactTable(deps: TableDeps, table: string): Promise<Comp
     await deps.faults?.(TableFaultPoint.compactAfterDataFile, table);
     const replaced = new Set(chosen.map((c) => c.file.file_path));
     const snapshotId = newSnapshotId(deps);
-    while (base && deps.now() - madeAtMs < deps.config.orphanAgeMs / 2) {
-      const current = await liveFiles(deps, table, base.metadata, currentSnapshot(base.metadata));
+    const tried = await commitOnNewest(deps, table, base, madeAtMs, report, async (on) => {
+      if (!on) return CommitTry.stale;
+      const current = await liveFiles(deps, table, on.metadata, currentSnapshot(on.metadata));
       const livePaths = new Set(current.map((c) => c.file.file_path));
-      if (![...replaced].every((path) => livePaths.has(path))) break;
-      if (await commitReplace(deps, table, base, current, replaced, merged, snapshotId)) {
-        Object.assign(report, {
-          status: 'compacted',
-          replaced: chosen.length,
-          added: merged.length,
-          rows: rows.length,
-          version: base.version + 1,
-        });
-        return report;
-      }
-      report.conflicts += 1;
-      base = await loadCurrent(deps.store, table);
+      if (![...replaced].every((path) => livePaths.has(path))) return CommitTry.stale;
+      return (await commitReplace(deps, table, on, current, replaced, merged, snapshotId))
+        ? CommitTry.committed
+        : CommitTry.lost;
+    });
+    if (tried.committed) {
+      Object.assign(report, {
+        status: 'compacted',
+        replaced: chosen.length,
+        added: merged.length,
+        rows: rows.length,
+        version: tried.base!.version + 1,
+      });
+      return report;
     }
   }
   report.status = 'gave-up';

@@ -28,7 +28,7 @@ import type { Service } from '../runtime/service.js';
 import { claimLeadMs } from './claim-lead.js';
 import { gridFloor } from './grid.js';
 import { MINUTE_MS, planSchedule } from './schedule-plan.js';
-import { runTick } from './tick.js';
+import { runTick, type TickDeps, type TickSummary } from './tick.js';
 import { runTicksUntil } from './ticker.js';
 
 /** Time kept free at the end of an invocation for its last tick to finish. */
@@ -69,6 +69,20 @@ export function tickWindow(event: unknown, rateMinutes: number, nowMs: number): 
   return { fromMs, untilMs: fromMs + periodMs, source: 'event' };
 }
 
+/** Runs one tick, then logs its summary and publishes its metrics, as every scheduled tick does. */
+export async function runLoggedTick(deps: TickDeps): Promise<TickSummary> {
+  const summary = await runTick(deps);
+  logger.info('tick', {
+    activeShards: summary.activeShards,
+    fannedOut: summary.fannedOut,
+    failed: summary.failed,
+    concurrency: summary.plan.concurrency,
+    oldestPendingAgeMs: summary.oldestPendingAgeMs,
+  });
+  metrics.publishStoredMetrics();
+  return summary;
+}
+
 /** Runs this invocation's ticks; returns how many ran. */
 export async function runScheduledTicks(
   service: Service,
@@ -92,15 +106,7 @@ export async function runScheduledTicks(
   // Sub-minute ticks claim ahead of their slots (K1 in `claim-lead.ts`).
   const tick = async (slotMs?: number) => {
     const slot = slotMs === undefined ? undefined : { atMs: slotMs, intervalMs };
-    const summary = await runTick({ ...deps, slot });
-    logger.info('tick', {
-      activeShards: summary.activeShards,
-      fannedOut: summary.fannedOut,
-      failed: summary.failed,
-      concurrency: summary.plan.concurrency,
-      oldestPendingAgeMs: summary.oldestPendingAgeMs,
-    });
-    metrics.publishStoredMetrics();
+    await runLoggedTick({ ...deps, slot });
   };
   const deadlineMs = startedAt + context.getRemainingTimeInMillis() - TICK_RESERVE_MS;
   let ticks = 0;

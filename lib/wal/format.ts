@@ -52,6 +52,19 @@ export interface WalHeader {
   createdAtMs: number;
 }
 
+/** The header's fields, in the order every version writes them (after `t`, `magic` and `v`). */
+export const WAL_HEADER_FIELDS = [
+  'shard',
+  'position',
+  'epoch',
+  'firstSeq',
+  'lastSeq',
+  'firstRowOffset',
+  'rowCount',
+  'voidSeqs',
+  'createdAtMs',
+] as const satisfies readonly (keyof WalHeader)[];
+
 /** One row record. A keyless row has no key; a delete has a key and no row. */
 export interface WalRow extends Row {
   /** Batch seq the row was put in. */

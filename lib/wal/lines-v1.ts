@@ -19,7 +19,12 @@
 import { RawJson } from '../rows/raw-json.js';
 import { readRowLine } from '../rows/row-line.js';
 import type { WalHeader, WalRow } from './format.js';
-import { WAL_FORMAT_VERSION, WAL_MAGIC, WAL_READABLE_VERSIONS } from './format.js';
+import {
+  WAL_FORMAT_VERSION,
+  WAL_HEADER_FIELDS,
+  WAL_MAGIC,
+  WAL_READABLE_VERSIONS,
+} from './format.js';
 import type { FrameFields, FrameFormat } from './framing.js';
 import type { Fail } from './wal-check.js';
 import { show } from './wal-check.js';
@@ -51,18 +56,7 @@ export function parseRawRecord(text: string): FrameFields | undefined {
 }
 
 const FRAME_KEYS = ['t', 'magic', 'v'];
-const HEADER_FIELDS = [
-  'shard',
-  'position',
-  'epoch',
-  'firstSeq',
-  'lastSeq',
-  'firstRowOffset',
-  'rowCount',
-  'voidSeqs',
-  'createdAtMs',
-];
-const HEADER_KEYS = [...FRAME_KEYS, ...HEADER_FIELDS];
+const HEADER_KEYS: readonly string[] = [...FRAME_KEYS, ...WAL_HEADER_FIELDS];
 const ROW_KEYS = new Set(['t', 's', 'o', 'k', 'd', 'row']);
 const FRAMED_ROW_KEYS = new Set(['t', 'k', 'd', 'row']);
 
@@ -101,7 +95,7 @@ export function parseHeader(fields: FrameFields, fail: Fail): WalHeader {
     );
   }
   const header: Record<string, unknown> = {};
-  for (const key of HEADER_FIELDS) header[key] = fields[key];
+  for (const key of WAL_HEADER_FIELDS) header[key] = fields[key];
   return header as unknown as WalHeader;
 }
 

@@ -17,20 +17,16 @@
  *    or number's text (`lib/rows/key-id.ts`).
  */
 import { SHARD_NAME_PATTERN } from '../paths.js';
-import type { WalHeader, WalRow } from './format.js';
+import { WAL_HEADER_FIELDS, type WalHeader, type WalRow } from './format.js';
 
 /** Raises the caller's error type for a violated rule. */
 export type Fail = (problem: string) => never;
 
-const INTEGER_FIELDS = [
-  'position',
-  'epoch',
-  'firstSeq',
-  'lastSeq',
-  'firstRowOffset',
-  'rowCount',
-  'createdAtMs',
-] as const;
+/** Every header field but the shard's name and the void list is a count. */
+const INTEGER_FIELDS = WAL_HEADER_FIELDS.filter(
+  (field): field is Exclude<(typeof WAL_HEADER_FIELDS)[number], 'shard' | 'voidSeqs'> =>
+    field !== 'shard' && field !== 'voidSeqs',
+);
 
 /** True for a non-negative safe integer. */
 export function isCount(value: unknown): value is number {

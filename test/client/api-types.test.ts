@@ -6,7 +6,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
-  checkFields,
   type FieldSpec,
   NDJSON_MEDIA_TYPES,
   PUT_ACK_FIELDS,
@@ -18,6 +17,7 @@ import {
   SHARD_STATUS_FIELDS,
   type ShardStatus,
 } from '../../lib/client/api-types.js';
+import { checkFields } from '../../lib/client/check-fields.js';
 import { kindOfStatus, RETRY_RULE_OF_KIND, STATUS_OF_KIND } from '../../lib/client/error-kinds.js';
 import { MalformedResponseError } from '../../lib/client/errors.js';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../lib/client/http-client.js';

@@ -712,9 +712,8 @@ export const MUTANTS: Mutant[] = [
     edits: [
       {
         file: 'lib/memtable/batch-expiry.ts',
-        find: "        ExpressionAttributeValues: { ':expires': expiresAt(nowMs, batchMs) },",
-        replace:
-          "        ExpressionAttributeValues: { ':expires': expiresAt(nowMs, batchMs / 4) },",
+        find: "        values: { ':expires': expiresAt(nowMs, batchMs) },",
+        replace: "        values: { ':expires': expiresAt(nowMs, batchMs / 4) },",
       },
     ],
     tests: ['test/recovery/verify.test.ts'],

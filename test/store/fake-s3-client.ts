@@ -7,25 +7,14 @@
  */
 
 import { Readable } from 'node:stream';
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  type S3Client,
-  S3ServiceException,
-  UploadPartCommand,
-} from '@aws-sdk/client-s3';
+import * as s3 from '@aws-sdk/client-s3';
 
 /** Intercepts one send; `forward` performs it against the fake bucket. */
 export type SendHook = (command: unknown, forward: () => Promise<unknown>) => Promise<unknown>;
 
 /** An error shaped like the SDK's: `name`, `$fault`, `$metadata.httpStatusCode`. */
-export function s3Error(name: string, httpStatusCode: number): S3ServiceException {
-  return new S3ServiceException({
+export function s3Error(name: string, httpStatusCode: number): s3.S3ServiceException {
+  return new s3.S3ServiceException({
     name,
     message: `${name} (fake)`,
     $fault: httpStatusCode >= 500 ? 'server' : 'client',
@@ -67,8 +56,8 @@ export class FakeS3Client {
     this.#hooks.push(...hooks);
   }
 
-  asClient(): S3Client {
-    return this as unknown as S3Client;
+  asClient(): s3.S3Client {
+    return this as unknown as s3.S3Client;
   }
 
   async send(command: unknown): Promise<unknown> {
@@ -79,18 +68,18 @@ export class FakeS3Client {
   }
 
   #handle(command: unknown): unknown {
-    if (command instanceof PutObjectCommand) {
+    if (command instanceof s3.PutObjectCommand) {
       const { Key, Body, IfNoneMatch } = command.input;
       if (IfNoneMatch === '*' && this.objects.has(Key!)) throw s3Error('PreconditionFailed', 412);
       this.objects.set(Key!, Uint8Array.from(Body as Uint8Array));
       return {};
     }
-    if (command instanceof GetObjectCommand) {
+    if (command instanceof s3.GetObjectCommand) {
       const bytes = this.objects.get(command.input.Key!);
       if (bytes === undefined) throw s3Error('NoSuchKey', 404);
       return { Body: sdkBody(bytes) };
     }
-    if (command instanceof ListObjectsV2Command) {
+    if (command instanceof s3.ListObjectsV2Command) {
       const { Prefix = '', StartAfter = '', ContinuationToken, MaxKeys = 1000 } = command.input;
       // The fake's continuation token is simply the last key of the previous page.
       const after = ContinuationToken ?? StartAfter;
@@ -103,19 +92,19 @@ export class FakeS3Client {
         NextContinuationToken: truncated ? page.at(-1) : undefined,
       };
     }
-    if (command instanceof CreateMultipartUploadCommand) {
+    if (command instanceof s3.CreateMultipartUploadCommand) {
       const id = `upload-${++this.#nextUpload}`;
       this.uploads.set(id, { key: command.input.Key!, parts: new Map() });
       return { UploadId: id };
     }
-    if (command instanceof UploadPartCommand) {
+    if (command instanceof s3.UploadPartCommand) {
       const upload = this.uploads.get(command.input.UploadId!);
       if (!upload) throw s3Error('NoSuchUpload', 404);
       const n = command.input.PartNumber!;
       upload.parts.set(n, Uint8Array.from(command.input.Body as Uint8Array));
       return { ETag: `"etag-${n}"` };
     }
-    if (command instanceof CompleteMultipartUploadCommand) {
+    if (command instanceof s3.CompleteMultipartUploadCommand) {
       const { UploadId, Key, IfNoneMatch, MultipartUpload } = command.input;
       const upload = this.uploads.get(UploadId!);
       if (!upload || upload.key !== Key) throw s3Error('NoSuchUpload', 404);
@@ -126,11 +115,11 @@ export class FakeS3Client {
       this.uploads.delete(UploadId!);
       return {};
     }
-    if (command instanceof AbortMultipartUploadCommand) {
+    if (command instanceof s3.AbortMultipartUploadCommand) {
       if (!this.uploads.delete(command.input.UploadId!)) throw s3Error('NoSuchUpload', 404);
       return {};
     }
-    if (command instanceof DeleteObjectCommand) {
+    if (command instanceof s3.DeleteObjectCommand) {
       this.objects.delete(command.input.Key!);
       return {};
     }

@@ -24,8 +24,8 @@ export const TABLE_MUTANTS: Mutant[] = [
     edits: [
       {
         file: 'lib/table/append.ts',
-        find: 'sameStart(base, ranges, read) &&',
-        replace: 'true &&',
+        find: '!sameStart(on, ranges, read) ||',
+        replace: 'false ||',
       },
     ],
     tests: ['test/table/crash.test.ts'],
@@ -36,7 +36,7 @@ export const TABLE_MUTANTS: Mutant[] = [
     edits: [
       {
         file: 'lib/table/compact.ts',
-        find: 'if (![...replaced].every((path) => livePaths.has(path))) break;',
+        find: 'if (![...replaced].every((path) => livePaths.has(path))) return CommitTry.stale;',
         replace: '',
       },
     ],

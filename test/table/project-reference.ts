@@ -10,29 +10,31 @@ import { numberFitsDouble } from '../../lib/json/exact-number.js';
 import type { Projection, TypedValue } from '../../lib/table/project.js';
 import { decimalOf, type TypedColumn } from '../../lib/table/schema.js';
 
-const JSON_NUMBER = /^(-?)(0|[1-9][0-9]*)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
 const LONG_MIN = -(2n ** 63n);
 const LONG_MAX = 2n ** 63n - 1n;
-/** Exponents past this are never exact in any column type (and would make BigInt huge). */
-const MAX_EXPONENT = 400;
+/** A nonzero value this many powers of ten up is past every column type (long: 10^19, decimal: 10^38). */
+const PAST_EVERY_TYPE = 40;
 
-/** `text × 10^scale` as a BigInt when it is an integer, else undefined. */
+/**
+ * `text × 10^scale` as a BigInt when it is an integer, else undefined; `text`
+ * is a JSON number's text. Worked apart from the committer's readers
+ * (`lib/table/exact-values.ts`): the decimal point is moved as text, by the
+ * exponent plus the scale, and what falls right of it must be zeros.
+ */
 function scaledInteger(text: string, scale: number): bigint | undefined {
-  const match = JSON_NUMBER.exec(text);
-  if (!match) return undefined;
-  const [, sign, integer, fraction = '', exponentText = '0'] = match;
-  const digits = (integer! + fraction).replace(/^0+/, '');
-  if (digits === '') return 0n;
-  const exponent = Number(exponentText) - fraction.length + scale;
-  if (!Number.isSafeInteger(exponent) || Math.abs(exponent) > MAX_EXPONENT) return undefined;
-  let value = BigInt(digits);
-  if (exponent >= 0) value *= 10n ** BigInt(exponent);
-  else {
-    const divisor = 10n ** BigInt(-exponent);
-    if (value % divisor !== 0n) return undefined;
-    value /= divisor;
-  }
-  return sign === '-' ? -value : value;
+  const [mantissa = '', exponentText = '0'] = text.toLowerCase().split('e');
+  const negative = mantissa.startsWith('-');
+  const [intPart = '', fracPart = ''] = (negative ? mantissa.slice(1) : mantissa).split('.');
+  const digits = intPart + fracPart;
+  if (!/[1-9]/.test(digits)) return 0n;
+  // The value is 0.<digits> × 10^point.
+  const point = intPart.length + Number(exponentText) + scale;
+  if (point > digits.length + PAST_EVERY_TYPE) return undefined;
+  if (point <= 0) return undefined; // nonzero and below 1
+  const whole = digits.padEnd(point, '0').slice(0, point);
+  if (/[1-9]/.test(digits.slice(point))) return undefined;
+  const value = BigInt(whole);
+  return negative ? -value : value;
 }
 
 const TIMESTAMP =

@@ -37,69 +37,84 @@ export interface MeterContext {
   mismatch(): void;
 }
 
-/** Sends a PutItem and records its units. */
-export async function meterPutItem(ctx: MeterContext, command: PutItemCommand): Promise<unknown> {
-  const input = command.input as PutItemCommandInput;
-  const tableName = input.TableName!;
+/**
+ * Meters one single-item write: reads the item as it is before the write
+ * (at `keyOf(schema)`), sends it, and records `units(schema, before, out)`;
+ * a failed condition records `failedUnits(before)` and is rethrown.
+ */
+async function meterItemWrite<Out>(
+  ctx: MeterContext,
+  operation: string,
+  // biome-ignore lint/suspicious/noExplicitAny: any write command, forwarded unchanged
+  command: any,
+  tableName: string,
+  write: {
+    keyOf: (schema: TableSchema) => Item;
+    failedUnits: (before: Item | undefined) => number;
+    units: (
+      schema: TableSchema,
+      before: Item | undefined,
+      out: Out,
+    ) => Promise<Partial<MeterCounters>> | Partial<MeterCounters>;
+  },
+): Promise<Out> {
   const schema = await ctx.schema(tableName);
-  const after = input.Item!;
-  const before = await sideGetItem(ctx.inner, tableName, keyOf(after, schema.keyNames));
-  const out = await sendConditional(ctx, 'PutItem', command, () =>
-    failedConditionalWriteUnits(sizeOf(before), itemSize(after)),
-  );
-  ctx.record('PutItem', {
-    requests: 1,
-    writeUnits: putItemWriteUnits(itemSize(after), sizeOf(before)),
-    indexWriteUnits: indexUnits(schema, before, after),
-    bytesWritten: itemSize(after),
-  });
+  const before = await sideGetItem(ctx.inner, tableName, write.keyOf(schema));
+  const out = (await sendConditional(ctx, operation, command, () =>
+    write.failedUnits(before),
+  )) as Out;
+  ctx.record(operation, { requests: 1, ...(await write.units(schema, before, out)) });
   return out;
+}
+
+/** Sends a PutItem and records its units. */
+export function meterPutItem(ctx: MeterContext, command: PutItemCommand): Promise<unknown> {
+  const input = command.input as PutItemCommandInput;
+  const after = input.Item!;
+  return meterItemWrite(ctx, 'PutItem', command, input.TableName!, {
+    keyOf: (schema) => keyOf(after, schema.keyNames),
+    failedUnits: (before) => failedConditionalWriteUnits(sizeOf(before), itemSize(after)),
+    units: (schema, before) => ({
+      writeUnits: putItemWriteUnits(itemSize(after), sizeOf(before)),
+      indexWriteUnits: indexUnits(schema, before, after),
+      bytesWritten: itemSize(after),
+    }),
+  });
 }
 
 /** Sends an UpdateItem and records its units; the after image comes from ALL_NEW or a side read. */
-export async function meterUpdateItem(
-  ctx: MeterContext,
-  command: UpdateItemCommand,
-): Promise<unknown> {
+export function meterUpdateItem(ctx: MeterContext, command: UpdateItemCommand): Promise<unknown> {
   const input = command.input as UpdateItemCommandInput;
   const tableName = input.TableName!;
-  const schema = await ctx.schema(tableName);
-  const before = await sideGetItem(ctx.inner, tableName, input.Key!);
-  const out = (await sendConditional(ctx, 'UpdateItem', command, () =>
-    failedConditionalWriteUnits(sizeOf(before)),
-  )) as UpdateItemCommandOutput;
-  const after =
-    input.ReturnValues === 'ALL_NEW' && out.Attributes
-      ? out.Attributes
-      : await sideGetItem(ctx.inner, tableName, input.Key!);
-  const afterSize = sizeOf(after) ?? 0;
-  ctx.record('UpdateItem', {
-    requests: 1,
-    writeUnits: updateItemWriteUnits(afterSize, sizeOf(before)),
-    indexWriteUnits: indexUnits(schema, before, after),
-    bytesWritten: afterSize,
+  return meterItemWrite<UpdateItemCommandOutput>(ctx, 'UpdateItem', command, tableName, {
+    keyOf: () => input.Key!,
+    failedUnits: (before) => failedConditionalWriteUnits(sizeOf(before)),
+    units: async (schema, before, out) => {
+      const after =
+        input.ReturnValues === 'ALL_NEW' && out.Attributes
+          ? out.Attributes
+          : await sideGetItem(ctx.inner, tableName, input.Key!);
+      const afterSize = sizeOf(after) ?? 0;
+      return {
+        writeUnits: updateItemWriteUnits(afterSize, sizeOf(before)),
+        indexWriteUnits: indexUnits(schema, before, after),
+        bytesWritten: afterSize,
+      };
+    },
   });
-  return out;
 }
 
 /** Sends a DeleteItem and records its units. */
-export async function meterDeleteItem(
-  ctx: MeterContext,
-  command: DeleteItemCommand,
-): Promise<unknown> {
+export function meterDeleteItem(ctx: MeterContext, command: DeleteItemCommand): Promise<unknown> {
   const input = command.input as DeleteItemCommandInput;
-  const tableName = input.TableName!;
-  const schema = await ctx.schema(tableName);
-  const before = await sideGetItem(ctx.inner, tableName, input.Key!);
-  const out = await sendConditional(ctx, 'DeleteItem', command, () =>
-    failedConditionalWriteUnits(sizeOf(before)),
-  );
-  ctx.record('DeleteItem', {
-    requests: 1,
-    writeUnits: deleteItemWriteUnits(sizeOf(before)),
-    indexWriteUnits: indexUnits(schema, before, undefined),
+  return meterItemWrite(ctx, 'DeleteItem', command, input.TableName!, {
+    keyOf: () => input.Key!,
+    failedUnits: (before) => failedConditionalWriteUnits(sizeOf(before)),
+    units: (schema, before) => ({
+      writeUnits: deleteItemWriteUnits(sizeOf(before)),
+      indexWriteUnits: indexUnits(schema, before, undefined),
+    }),
   });
-  return out;
 }
 
 /** Sends a BatchWriteItem and records the units of the requests it processed. */

@@ -1,19 +1,15 @@
 /**
  * Seeded random idempotency-record commands, as `lib/memtable/idempotency.ts`
- * sends them (as of this writing): reservation, read, takeover, completion,
- * release, over a few keys and owners so they collide.
+ * sends them (as of this writing; the takeover's expressions are its own,
+ * `takeoverUpdate`): reservation, read, takeover, completion, release, over a
+ * few keys and owners so they collide.
  */
-import {
-  type AttributeValue,
-  DeleteItemCommand,
-  GetItemCommand,
-  PutItemCommand,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
+import * as ddb from '@aws-sdk/client-dynamodb';
+import { takeoverUpdate } from '../../../lib/memtable/idempotency.js';
 import type { GeneratedCommand } from './shardwal-commands.js';
 
-const N = (n: number): AttributeValue => ({ N: String(n) });
-const S = (s: string): AttributeValue => ({ S: s });
+const N = (n: number): ddb.AttributeValue => ({ N: String(n) });
+const S = (s: string): ddb.AttributeValue => ({ S: s });
 
 /** Generators of idempotency-record commands for `tableName`. */
 export function idempotencyCommands(
@@ -24,7 +20,7 @@ export function idempotencyCommands(
   const key = () => ({ pk: { S: `idem#s1#k${int(3)}` }, sk: { S: 'idem' } });
   const now = () => 1_000 + int(40) * 25;
   const owner = () => `o${int(3)}`;
-  const pendingAttributes = (nowMs: number): Record<string, AttributeValue> => ({
+  const pendingAttributes = (nowMs: number): Record<string, ddb.AttributeValue> => ({
     state: S('pending'),
     owner: S(owner()),
     fp: S(`f${int(2)}`),
@@ -40,7 +36,7 @@ export function idempotencyCommands(
       return {
         kind: 'single',
         label: 'create reservation',
-        command: new PutItemCommand({
+        command: new ddb.PutItemCommand({
           TableName: tableName,
           Item: { ...key(), ...pendingAttributes(nowMs) },
           ConditionExpression: 'attribute_not_exists(pk) OR expiresAtMs < :now',
@@ -51,34 +47,23 @@ export function idempotencyCommands(
     () => ({
       kind: 'single',
       label: 'read idempotency record',
-      command: new GetItemCommand({ TableName: tableName, Key: key(), ConsistentRead: true }),
+      command: new ddb.GetItemCommand({ TableName: tableName, Key: key(), ConsistentRead: true }),
     }),
     () => {
       const nowMs = now();
-      const attributes = pendingAttributes(nowMs);
-      const names = Object.keys(attributes);
       return {
         kind: 'single',
         label: 'take over reservation',
-        command: new UpdateItemCommand({
+        command: new ddb.UpdateItemCommand({
           TableName: tableName,
           Key: key(),
-          UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
-          ConditionExpression:
-            '#owner = :previous AND #state = :pendingState AND #leaseExpiresAtMs < :now',
-          ExpressionAttributeNames: Object.fromEntries(names.map((name) => [`#${name}`, name])),
-          ExpressionAttributeValues: {
-            ...Object.fromEntries(names.map((name) => [`:${name}`, attributes[name]!])),
-            ':previous': S(owner()),
-            ':pendingState': S('pending'),
-            ':now': N(nowMs),
-          },
+          ...takeoverUpdate(pendingAttributes(nowMs), owner(), nowMs),
         }),
       };
     },
     () => {
       const nowMs = now();
-      const values: Record<string, AttributeValue> = {
+      const values: Record<string, ddb.AttributeValue> = {
         ':done': S('done'),
         ':ack': S(JSON.stringify({ shard: 's1', seq: 1 + int(6), rows: 1, durable: false })),
         ':expiresAtMs': N(nowMs + 600),
@@ -94,7 +79,7 @@ export function idempotencyCommands(
       return {
         kind: 'single',
         label: 'complete reservation',
-        command: new UpdateItemCommand({
+        command: new ddb.UpdateItemCommand({
           TableName: tableName,
           Key: key(),
           UpdateExpression:
@@ -109,7 +94,7 @@ export function idempotencyCommands(
     () => ({
       kind: 'single',
       label: 'release reservation',
-      command: new DeleteItemCommand({
+      command: new ddb.DeleteItemCommand({
         TableName: tableName,
         Key: key(),
         ConditionExpression: '#state = :pendingState AND #owner = :owner',

@@ -6,7 +6,7 @@
 
 import { groupChunks } from './item-groups.js';
 import { num, str } from './shard-record.js';
-import { batchRange, isBatchChunk, queryShardItems, type Table } from './table.js';
+import { batchRange, isBatchChunk, queryShardItems, seqOfBatchSk, type Table } from './table.js';
 
 /** A batch as its head item describes it. */
 export interface BatchHead {
@@ -38,7 +38,7 @@ export async function listBatchHeads(
   );
   for await (const { head, sk, itemKeys } of groupChunks(items, isBatchChunk)) {
     heads.push({
-      seq: Number(sk.slice('batch#'.length)),
+      seq: seqOfBatchSk(sk),
       kind: str(head, 'kind') === 'void' ? 'void' : 'rows',
       createdAtMs: num(head, 'createdAtMs', 0),
       bytes: num(head, 'bytes', 0),

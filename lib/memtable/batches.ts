@@ -44,6 +44,7 @@ import {
   queryShardItems,
   send,
   sendUnconditional,
+  seqOfBatchSk,
   shardPk,
   type Table,
 } from './table.js';
@@ -329,7 +330,7 @@ export async function payloadOf(
 
 function toStoredBatch(shard: string, group: ItemGroup, payload: Uint8Array[]): StoredBatch {
   const { head, itemKeys } = group;
-  const seq = Number(group.sk.slice('batch#'.length));
+  const seq = seqOfBatchSk(group.sk);
   const createdAtMs = num(head, 'createdAtMs', 0);
   const chargeEnd = head.chargeEnd?.N === undefined ? undefined : Number(head.chargeEnd.N);
   const allocatedAtMs = head.allocAtMs?.N === undefined ? undefined : Number(head.allocAtMs.N);

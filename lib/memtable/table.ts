@@ -61,9 +61,17 @@ export function shardRecordKey(shard: string): Item {
   return { pk: { S: shardPk(shard) }, sk: { S: META_SK } };
 }
 
+/** Sort-key prefix of every batch item: the zero-padded seq follows (and `#part` on a chunk). */
+const BATCH_SK_PREFIX = 'batch#';
+
 /** Sort key of the head item of batch `seq`. */
 export function batchSk(seq: number): string {
-  return `batch#${padPosition(seq)}`;
+  return `${BATCH_SK_PREFIX}${padPosition(seq)}`;
+}
+
+/** The seq of a batch head's sort key (`batchSk`). */
+export function seqOfBatchSk(sk: string): number {
+  return Number(sk.slice(BATCH_SK_PREFIX.length));
 }
 
 /** Sort key of continuation chunk `part` (1-based) of batch `seq`. */
@@ -185,6 +193,11 @@ export function queryShardItems(
 /** Sort-key range of batches `fromSeq`..`toSeq`, heads and chunks. */
 export function batchRange(fromSeq: number, toSeq: number): { lo: string; hi: string } {
   return { lo: batchSk(fromSeq), hi: `${batchSk(toSeq)}#~` };
+}
+
+/** Sort-key range of every batch from `fromSeq` up, heads and chunks (`~` sorts after digits and `#`). */
+export function batchesFrom(fromSeq: number): { lo: string; hi: string } {
+  return { lo: batchSk(fromSeq), hi: `${BATCH_SK_PREFIX}~` };
 }
 
 /** True for a batch continuation chunk's sort key (longer than a head's). */

@@ -12,7 +12,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { type AttributeValue, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import {
   GapSealedError,
   InternalError,
@@ -38,6 +38,7 @@ import {
   batchSk,
   CONDITION_FAILED,
   expiresAt,
+  getItem,
   type Item,
   isBatchChunk,
   lifetimesOf,
@@ -212,22 +213,18 @@ export async function readBatchHead(
   shard: string,
   seq: number,
 ): Promise<BatchHeadSummary | undefined> {
-  const out = await sendUnconditional<{ Item?: Record<string, AttributeValue> }>(
+  const item = await getItem(
     table,
-    new GetItemCommand({
-      TableName: table.tableName,
-      Key: { pk: { S: shardPk(shard) }, sk: { S: batchSk(seq) } },
-      ConsistentRead: true,
-      ProjectionExpression: 'kind, rowCount, idemKey, putId',
-    }),
+    { pk: { S: shardPk(shard) }, sk: { S: batchSk(seq) } },
     'GetItem batch head',
+    'kind, rowCount, idemKey, putId',
   );
-  if (!out.Item) return undefined;
+  if (!item) return undefined;
   return {
-    kind: str(out.Item, 'kind') === 'void' ? 'void' : 'rows',
-    rowCount: num(out.Item, 'rowCount', 0),
-    idempotencyKey: str(out.Item, 'idemKey'),
-    putId: str(out.Item, 'putId'),
+    kind: str(item, 'kind') === 'void' ? 'void' : 'rows',
+    rowCount: num(item, 'rowCount', 0),
+    idempotencyKey: str(item, 'idemKey'),
+    putId: str(item, 'putId'),
   };
 }
 

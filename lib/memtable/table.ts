@@ -13,7 +13,12 @@
  * The sparse GSI `pending` (pendingPk, pendingShard) holds only shard records
  * with pending data.
  */
-import { type AttributeValue, type DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  type DynamoDBClient,
+  GetItemCommand,
+  QueryCommand,
+} from '@aws-sdk/client-dynamodb';
 import { validateSettings } from '../config.js';
 import { InternalError, UnavailableError } from '../errors.js';
 import { type ItemLifetimes, itemLifetimes } from '../liveness.js';
@@ -140,6 +145,26 @@ export async function sendUnconditional<T>(
 
 /** A raw DynamoDB item. */
 export type Item = Record<string, AttributeValue>;
+
+/** Reads the item at `key`, strongly consistent (only `projection`'s attributes when given); undefined when there is none. */
+export async function getItem(
+  table: Table,
+  key: Item,
+  what: string,
+  projection?: string,
+): Promise<Item | undefined> {
+  const out = await sendUnconditional<{ Item?: Item }>(
+    table,
+    new GetItemCommand({
+      TableName: table.tableName,
+      Key: key,
+      ConsistentRead: true,
+      ProjectionExpression: projection,
+    }),
+    what,
+  );
+  return out.Item;
+}
 
 /**
  * Yields every item of a paginated Query or Scan. `command(startKey)` builds

@@ -57,8 +57,8 @@ import { CorruptDataError, UnavailableError } from '../errors.js';
 import { releaseLease, tryClaimFlush } from '../fence/claim.js';
 import { commitFlush, poisonShard } from '../fence/commit.js';
 import { keepLease, type LeaseTimers } from '../fence/lease-keeper.js';
-import { readBatches, type StoredBatch } from '../memtable/batches.js';
 import { clearPending } from '../memtable/pending-index.js';
+import { readBatches, type StoredBatch } from '../memtable/read-batches.js';
 import {
   hasPendingBatches,
   type RebuildFence,

@@ -15,7 +15,8 @@
  * is sealed void. A young gap stops resolution there: order comes before
  * progress.
  */
-import { readBatches, type StoredBatch, sealVoid } from '../memtable/batches.js';
+import { readBatches, type StoredBatch } from '../memtable/read-batches.js';
+import { sealVoid } from '../memtable/seal-void.js';
 import { readShardRecord, type ShardRecord } from '../memtable/shard-record.js';
 import type { Table } from '../memtable/table.js';
 

@@ -10,7 +10,7 @@
  * `spill.ts`).
  */
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { spillRefOf } from './batches.js';
+import { spillRefOf } from './batch-item.js';
 import { num, type ShardRecord, str } from './shard-record.js';
 import { RESPILL_AGE_MS, readSpill, writeSpill } from './spill.js';
 import {

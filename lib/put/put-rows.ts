@@ -40,9 +40,9 @@ import {
 import { stallRefusalMs } from '../liveness.js';
 import { type Allocation, allocateSeq } from '../memtable/allocate.js';
 import { type EncodedBatch, encodeBatchRows } from '../memtable/batch-codec.js';
-import { writeBatch } from '../memtable/batches.js';
 import { type PutAck, readIdempotencyRecord, releaseReservation } from '../memtable/idempotency.js';
 import type { Table } from '../memtable/table.js';
+import { writeBatch } from '../memtable/write-batch.js';
 import { logger } from '../observability/telemetry.js';
 import { assertShardName } from '../paths.js';
 import { claimKey, landedAck } from './claim-key.js';

@@ -44,7 +44,7 @@ export async function deleteItems(
 
 /**
  * Deletes batch items by sort key (heads and chunks): only quarantine moves a
- * batch away (B2 in `batch-item.ts`). Raises `UnprocessedItemsError` when
+ * batch away (H2 in `batch-item.ts`). Raises `UnprocessedItemsError` when
  * DynamoDB leaves some of them in place after every retry.
  */
 export async function deleteBatches(

@@ -75,7 +75,7 @@ export async function readBatchHead(
   shard: string,
   seq: number,
 ): Promise<BatchHeadSummary | undefined> {
-  const item = await getItem(
+  const { Item: item } = await getItem(
     table,
     batchItemKey(shard, batchSk(seq)),
     'GetItem batch head',

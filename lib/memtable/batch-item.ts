@@ -9,12 +9,12 @@
  * Readers get the rows either way.
  *
  * Invariants kept by the batch item writers:
- * B1. What a seq holds is immutable once written or sealed: the put path's
+ * H1. What a seq holds is immutable once written or sealed: the put path's
  *     write (`writeBatch`) and the flusher's void seal (`sealVoid`) are both
  *     conditional on the head item not existing, so exactly one of them
  *     defines it, and any flusher resolving from the same `durableSeq`
  *     encodes a prefix of the same rows (I1 in `lib/flush/flush-shard.ts`).
- * B2. Nothing deletes a batch item but quarantine (`deleteBatches`): each
+ * H2. Nothing deletes a batch item but quarantine (`deleteBatches`): each
  *     expires by TTL, a batch `batchMs` after its write, a void `voidMs`
  *     after its seal (L4, L5 in `lib/liveness.ts`). A void is what makes a
  *     late writer of a sealed seq fail its condition (GapSealedError)

@@ -117,7 +117,7 @@ export async function readIdempotencyRecord(
   key: string,
   nowMs: number,
 ): Promise<IdempotencyRecord | undefined> {
-  const item = await getItem(table, idemKey(shard, key), 'GetItem idempotency record');
+  const { Item: item } = await getItem(table, idemKey(shard, key), 'GetItem idempotency record');
   if (!item || num(item, 'expiresAtMs', 0) < nowMs) return undefined;
   const fingerprint = str(item, 'fp') ?? '';
   const ack = str(item, 'ack');

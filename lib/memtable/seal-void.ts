@@ -2,7 +2,7 @@
  * Sealing a seq void: a tombstone at a seq whose put will never write it (a
  * gap the flusher seals, a seq its own put gives up). Conditional on the head
  * not existing, like the batch write, so exactly one of them defines what
- * the seq holds (B1 in `batch-item.ts`).
+ * the seq holds (H1 in `batch-item.ts`).
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { voidItem } from './batch-item.js';

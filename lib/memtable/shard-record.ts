@@ -136,7 +136,7 @@ export async function readShardRecord(
   table: Table,
   shard: string,
 ): Promise<ShardRecord | undefined> {
-  const item = await getItem(table, shardRecordKey(shard), 'GetItem shard record');
+  const { Item: item } = await getItem(table, shardRecordKey(shard), 'GetItem shard record');
   return item ? toShardRecord(shard, item) : undefined;
 }
 

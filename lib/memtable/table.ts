@@ -146,14 +146,19 @@ export async function sendUnconditional<T>(
 /** A raw DynamoDB item. */
 export type Item = Record<string, AttributeValue>;
 
-/** Reads the item at `key`, strongly consistent (only `projection`'s attributes when given); undefined when there is none. */
-export async function getItem(
+/**
+ * Reads the item at `key`, strongly consistent (only `projection`'s
+ * attributes when given); `Item` is absent when there is none.
+ */
+export function getItem(
   table: Table,
   key: Item,
   what: string,
   projection?: string,
-): Promise<Item | undefined> {
-  const out = await sendUnconditional<{ Item?: Item }>(
+): Promise<{ Item?: Item }> {
+  // The request's own promise: an async wrapper adds a microtask hop, which reorders
+  // concurrent requests in the deterministic simulation.
+  return sendUnconditional<{ Item?: Item }>(
     table,
     new GetItemCommand({
       TableName: table.tableName,
@@ -163,7 +168,6 @@ export async function getItem(
     }),
     what,
   );
-  return out.Item;
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Step 4 of the put path: write the batch item, conditional on its head not
- * existing (B1 in `batch-item.ts`). The payload goes first, in continuation
+ * existing (H1 in `batch-item.ts`). The payload goes first, in continuation
  * chunks or spilled to S3; the head is the batch's commit point (S1 in
  * `spill.ts`).
  */

@@ -14,6 +14,12 @@
  * shard's `lastAllocAtMs`; once that bound is older than `gapSealMs` the gap
  * is sealed void. A young gap stops resolution there: order comes before
  * progress.
+ *
+ * Invariant kept here (one of the flush protocol's, `flush-shard.ts`):
+ * I7. A gap is sealed only after a fresh read shows this flusher still holds
+ *     the shard and the seq is still above `durableSeq`: a zombie resolving
+ *     from a stale record sees covered (tidied) batches as gaps, and sealing
+ *     them would only leave garbage below `durableSeq`.
  */
 import { readBatches, type StoredBatch } from '../memtable/read-batches.js';
 import { sealVoid } from '../memtable/seal-void.js';

@@ -38,7 +38,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: 'adopt-without-content-check',
-    breaks: 'I1/I3: an existing object is adopted only if it holds what the memtable holds',
+    breaks: 'I1/H1: an existing object is adopted only if it holds what the memtable holds',
     edits: [
       {
         file: 'lib/flush/flush-shard.ts',
@@ -335,13 +335,13 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: 'flush-deletes-void-heads',
-    breaks: 'I5 / L4: a void outlives the commit that covers it',
+    breaks: 'H2 / L4: a void outlives the commit that covers it',
     edits: [
       {
         file: 'lib/flush/flush-shard.ts',
         find: '  const more = hasPendingBatches(committed.record);\n',
         replace:
-          "  const more = hasPendingBatches(committed.record);\n  await (await import('../memtable/batch-delete.js')).deleteBatches(table, shard, covered.filter((b) => b.kind === 'void').map((b) => 'batch#' + String(b.seq).padStart(20, '0')));\n",
+          "  const more = hasPendingBatches(committed.record);\n  await (await import('../memtable/batch-delete.js')).deleteBatches(deps.table, shard, covered.filter((b) => b.kind === 'void').map((b) => 'batch#' + String(b.seq).padStart(20, '0')));\n",
       },
     ],
     tests: ['test/flush/gaps.test.ts', 'test/recovery/void-tombstone.test.ts'],

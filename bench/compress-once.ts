@@ -23,7 +23,7 @@ import {
   decodeBatchRows,
   encodeBatchRows,
 } from '../lib/memtable/batch-codec.js';
-import type { StoredBatch } from '../lib/memtable/batches.js';
+import type { StoredBatch } from '../lib/memtable/read-batches.js';
 import type { ShardRecord } from '../lib/memtable/shard-record.js';
 import { parsePutValue } from '../lib/put/schema.js';
 import { encodeWal } from '../lib/wal/encode.js';

@@ -4,7 +4,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { emulatorClientOptions } from '../lib/emulator-options.js';
 import { buildWalObject } from '../lib/flush/build-wal-object.js';
 import { BATCH_ENCODING, encodeBatchRows } from '../lib/memtable/batch-codec.js';
-import type { StoredBatch } from '../lib/memtable/batches.js';
+import type { StoredBatch } from '../lib/memtable/read-batches.js';
 import type { ShardRecord } from '../lib/memtable/shard-record.js';
 import type { Row } from '../lib/rows/row.js';
 import type { JsonObject } from '../lib/wal/format.js';

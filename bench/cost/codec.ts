@@ -40,7 +40,7 @@ export interface Codec {
   decompress: (input: Buffer) => Buffer;
 }
 
-/** Bytes of a batch item's attributes other than its payload (the layout of `lib/memtable/batches.ts`). */
+/** Bytes of a batch item's attributes other than its payload (the layout of `lib/memtable/batch-item.ts`). */
 export const BATCH_ITEM_OVERHEAD_BYTES = itemSize({
   pk: { S: 'shard#s000' },
   sk: { S: `batch#${'0'.repeat(19)}1` },

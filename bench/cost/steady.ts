@@ -22,7 +22,7 @@
  */
 
 import type { HandlerName } from '../../infra/constructs/functions.js';
-import { SPILL_READS_IN_FLIGHT } from '../../lib/memtable/batches.js';
+import { SPILL_READS_IN_FLIGHT } from '../../lib/memtable/read-batches.js';
 import { STREAM_PART_BYTES } from '../../lib/store/s3-store.js';
 import { planTick, TICK_SIZING } from '../../lib/ticker/tick-plan.js';
 import type { Assumptions } from './assumptions.js';

@@ -5,7 +5,7 @@
  * (adoption must never hand a seq rows it did not have).
  */
 import { BATCH_ENCODING, encodeBatchRows } from '../memtable/batch-codec.js';
-import type { StoredBatch } from '../memtable/batches.js';
+import type { StoredBatch } from '../memtable/read-batches.js';
 import type { ShardRecord } from '../memtable/shard-record.js';
 import { encodeWalBatches, type FramedBatch, memberTrailer } from '../wal/encode-batches.js';
 import type { WalHeader, WalObject, WalRow } from '../wal/format.js';

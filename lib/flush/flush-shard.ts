@@ -1,64 +1,67 @@
 /**
- * The flush protocol for one shard. Read this file top to bottom.
+ * The flush protocol for one shard. Read this file top to bottom: each step
+ * is numbered where its code runs (`claimShard`, then `flushClaimed`).
  *
  *   1. Read the shard record, and
  *   2. claim the flush, in one update: bump `epoch` conditionally (lease free
  *      or expired, not poisoned) → E; the update returns the record, so the
- *      claim is the read. Nothing pending → release, no S3 call at all. A
- *      refused claim reads the record once to say why (poisoned, busy, none),
- *      and takes the claim after all when the lease there is the one it just
- *      wrote (its response was lost: F5 in `claim.ts`).
- *      The lease is short and renewed while the flush runs (F4 in
- *      `lease-keeper.ts`), so a crashed flusher blocks its shard one lease.
+ *      claim is the read (F1, F2 in `lib/fence/claim.ts`). A refused claim
+ *      reads the record once to say why (poisoned, busy, none), and takes the
+ *      claim after all when the lease there is the one it just wrote (its
+ *      response was lost: F5 in `lib/fence/claim.ts`). The lease is short and
+ *      renewed while the flush runs (F4 in `lib/fence/lease-keeper.ts`), so a
+ *      crashed flusher blocks its shard one lease. Nothing pending → give the
+ *      lease back, no S3 call at all.
  *   3. Resolve the oldest pending batches: `durableSeq+1` upward, contiguous,
- *      up to the size cap; seal gaps that stayed empty past the timeout.
+ *      up to the size cap; seal gaps that stayed empty past the timeout, only
+ *      while this flusher still holds the shard (I7 in `resolve-pending.ts`).
  *   4. Encode the WAL object for P = `walNextPos`; write it create-if-absent.
  *   5. If it already exists, read it: an object for this shard and position
- *      that starts at `durableSeq+1` and the expected row offset is a valid
- *      append by a crashed or zombie flusher (or our own lost ack): adopt it.
- *      Anything else means the record and S3 diverged: poison and stop, unless
- *      a newer flusher took over meanwhile (then we are a zombie reading a
- *      stale record: stop as fenced, C4 in commit.ts).
- *   6. Commit the cursors, conditional on `epoch = E` and `walNextPos = P`.
- *      A failed condition means a newer flusher took over: stop, nothing lost.
+ *      that starts at `durableSeq+1` and the expected row offset, holding what
+ *      the memtable holds for its seqs, is a valid append by a crashed or
+ *      zombie flusher (or our own lost ack): adopt it. Anything else means the
+ *      record and S3 diverged: poison and stop, unless a newer flusher took
+ *      over meanwhile (then we are a zombie reading a stale record: stop as
+ *      fenced, C4 in `lib/fence/commit.ts`).
+ *   6. Commit the cursors, conditional on `epoch = E` and `walNextPos = P`
+ *      (C1, C2 in `lib/fence/commit.ts`). A failed condition means a newer
+ *      flusher took over: stop, nothing lost.
  *   7. Clear the pending marker only if no put arrived since (condition on
- *      `nextSeq`), in the commit's own update (C5 in commit.ts). A put that
- *      allocated meanwhile keeps the marker: its batch is pending. A marker
- *      with nothing pending behind it (left by an earlier version of this
- *      protocol) is cleared by the next claim, which finds nothing to flush.
- *      The covered batch items are left to expire (I5).
+ *      `nextSeq`), in the commit's own update (C5 in `lib/fence/commit.ts`). A
+ *      put that allocated meanwhile keeps the marker: its batch is pending. A
+ *      marker with nothing pending behind it (left by an earlier version of
+ *      this protocol) is cleared by the next claim, which finds nothing to
+ *      flush. The covered batch items are left to expire (H2 in
+ *      `lib/memtable/batch-item.ts`).
  *
- * Invariants:
+ * The lease is given back in one place, at the end of `flushClaimed`, when
+ * the flush stops short of a verdict: nothing pending, fenced while
+ * resolving, a young gap to wait on, or the object store failing at step 4 or
+ * 5 (the next tick retries from step 1). A commit removes the lease itself
+ * (C1), a poisoned shard takes no claim (C3), and a crash or a failed
+ * DynamoDB request leaves it to lapse.
+ *
+ * Invariants kept here (step 3's I7 is kept in `resolve-pending.ts`):
  * I1. WAL position P holds exactly the batches durableSeq+1..lastSeq as the
  *     record stood when P was next, in seq order: no batch is lost, written
- *     twice, or reordered (steps 3-6).
- * I2. Positions are contiguous: P is taken from the record and committed as
- *     P+1 only by a commit conditional on `walNextPos = P` (C1 in commit.ts).
- * I3. Batch contents are immutable once written or sealed, so any flusher
- *     resolving from the same `durableSeq` encodes a prefix of the same rows;
- *     adopting another flusher's object never changes what a seq holds.
+ *     twice, or reordered (steps 3-6). What a seq holds never changes once
+ *     written or sealed (H1 in `lib/memtable/batch-item.ts`), so adopting
+ *     another flusher's object never changes it either (step 5).
+ * I2. Positions are contiguous: P is taken from the record (step 4) and
+ *     committed as P+1 only by a commit conditional on `walNextPos = P` (C1).
  * I4. A slot is never skipped: a 412 at P (zombie, or our own lost ack) is
- *     adopted, never "retried at P+1".
- * I5. No batch item is deleted: each expires by TTL (L5 in `lib/liveness.ts`),
- *     long after the commit that covers it, and a void only after every put
- *     that could still write its seq is gone (L4): it is what makes a late
- *     writer of a sealed seq fail its condition (GapSealedError) instead of
- *     landing rows below `durableSeq` that no flush will ever read.
- * I7. A gap is sealed only after a fresh read shows this flusher still holds
- *     the shard and the seq is still above `durableSeq`: a zombie resolving
- *     from a stale record sees covered (tidied) batches as gaps, and sealing
- *     them would only leave garbage below `durableSeq` (step 3).
- * I6. Divergence and terminal append failures poison the shard; poison stops
- *     puts and claims and wakes durable waiters with the reason (C3). Only the
- *     current holder of the shard at P can poison it (C4): a fenced zombie
- *     never does.
+ *     adopted, never "retried at P+1" (step 5).
+ * I6. Divergence and terminal append failures poison the shard (steps 4-5);
+ *     poison stops puts and claims and wakes durable waiters with the reason
+ *     (C3). Only the current holder of the shard at P can poison it (C4): a
+ *     fenced zombie never does.
  */
 import { CorruptDataError, UnavailableError } from '../errors.js';
 import { releaseLease, tryClaimFlush } from '../fence/claim.js';
 import { commitFlush, poisonShard } from '../fence/commit.js';
 import { keepLease, type LeaseTimers } from '../fence/lease-keeper.js';
-import { readBatches, type StoredBatch } from '../memtable/batches.js';
 import { clearPending } from '../memtable/pending-index.js';
+import { readBatches, type StoredBatch } from '../memtable/read-batches.js';
 import {
   hasPendingBatches,
   type RebuildFence,
@@ -70,7 +73,7 @@ import type { Table } from '../memtable/table.js';
 import { walKey } from '../paths.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { decodeWal } from '../wal/decode.js';
-import type { WalHeader, WalObject } from '../wal/format.js';
+import type { WalObject } from '../wal/format.js';
 import { buildWalObject, contentMismatch } from './build-wal-object.js';
 import { type FaultHook, FaultPoint } from './fault-points.js';
 import { resolveOldestPending } from './resolve-pending.js';
@@ -168,7 +171,7 @@ export async function claimShard(
 /** Steps 3-7 under `held`; the lease keeper stops when they end. */
 export async function flushHeld(deps: FlushDeps, held: HeldClaim): Promise<FlushOutcome> {
   try {
-    return await flushClaimed(deps, held.shard, held.epoch, held.record);
+    return await flushClaimed(deps, held);
   } finally {
     held.stopKeeper();
   }
@@ -185,127 +188,154 @@ function refused(shard: string, record: ShardRecord | undefined): FlushOutcome {
   return { status: 'busy', shard };
 }
 
-/** Steps 3-7, under the claim of `epoch` (`record` as the claim left it). */
-async function flushClaimed(
-  deps: FlushDeps,
-  shard: string,
-  epoch: number,
-  record: ShardRecord,
-): Promise<FlushOutcome> {
-  const { table, store, faults } = deps;
-  const hit = async (point: FaultPoint) => faults?.(point, shard);
-  if (!hasPendingBatches(record)) {
-    // Nothing to flush (another flusher drained the shard since it was listed).
-    const held = await releaseLease(table, shard, epoch);
-    if (held && record.pending) {
-      await hit(FaultPoint.beforeClearPending);
-      await clearPending(table, shard, record.nextSeq);
-    }
-    return { status: 'idle', shard };
-  }
-  await hit(FaultPoint.afterClaim);
+/**
+ * The flush stops short of a verdict: thrown inside `flushClaimed`'s steps,
+ * caught at their end, where the lease goes back.
+ */
+class ShortStop {
+  constructor(
+    readonly why: 'idle' | 'fenced' | 'waiting-on-gap' | 'store-failed',
+    /** The gap waited on, or the store's error. */
+    readonly detail?: unknown,
+  ) {}
+}
 
-  // 3. Resolve the oldest pending batches, as they stand now.
-  const resolved = await resolveOldestPending(table, {
-    record,
-    epoch,
-    maxBytes: deps.maxWalObjectBytes,
-    gapSealMs: deps.gapSealMs,
-    nowMs: deps.now(),
-  });
-  if (resolved.fenced) {
-    // A zombie resolving from a stale record: a newer flusher covered these seqs (I7).
-    await releaseLease(table, shard, epoch);
-    return { status: 'fenced', shard, epoch, position: record.walNextPos };
-  }
-  if (resolved.batches.length === 0) {
-    const held = await releaseLease(table, shard, epoch);
-    if (!held) return { status: 'fenced', shard, epoch, position: record.walNextPos };
-    return { status: 'waiting-on-gap', shard, seq: resolved.waitingOnSeq ?? record.durableSeq + 1 };
-  }
-  await hit(FaultPoint.afterResolve);
-
-  // 4. Write create-if-absent at P.
-  const position = record.walNextPos;
-  const key = walKey(shard, position);
-  const { header, body } = buildWalObject(record, epoch, resolved.batches, deps.now());
-  let written: WalHeader = header;
-  let adopted = false;
-  let result: 'created' | 'exists';
+/**
+ * Steps 3-7 under `claim` (its record as the claim left it), in order. A
+ * verdict (flushed, poisoned, or fenced at the commit) keeps the lease where
+ * it is: the commit removed it (C1), a poisoned shard takes no claim (C3). A
+ * short stop gives it back, in the one place at the end; a crash or a failed
+ * DynamoDB request leaves it to lapse.
+ */
+async function flushClaimed(deps: FlushDeps, claim: HeldClaim): Promise<FlushOutcome> {
+  const { shard, epoch, record } = claim;
+  const hit = async (point: FaultPoint) => deps.faults?.(point, shard);
   try {
-    result = await store.putIfAbsent(key, body);
-  } catch (error) {
-    if (error instanceof UnavailableError) {
-      await releaseLease(table, shard, epoch);
-      throw error; // transient: the next tick retries from step 1
+    // Nothing to flush (another flusher drained the shard since it was listed).
+    if (!hasPendingBatches(record)) throw new ShortStop('idle');
+    await hit(FaultPoint.afterClaim);
+
+    // 3. Resolve the oldest pending batches, as they stand now.
+    const resolved = await resolveOldestPending(deps.table, {
+      record,
+      epoch,
+      maxBytes: deps.maxWalObjectBytes,
+      gapSealMs: deps.gapSealMs,
+      nowMs: deps.now(),
+    });
+    // A zombie resolving from a stale record: a newer flusher covered these seqs
+    // (I7 in resolve-pending.ts).
+    if (resolved.fenced) throw new ShortStop('fenced');
+    if (resolved.batches.length === 0) {
+      throw new ShortStop('waiting-on-gap', resolved.waitingOnSeq ?? record.durableSeq + 1);
     }
-    return poison(
-      deps,
+    await hit(FaultPoint.afterResolve);
+
+    // 4. Encode the WAL object for P = walNextPos (I2); write it create-if-absent.
+    const position = record.walNextPos;
+    const key = walKey(shard, position);
+    const { header, body } = buildWalObject(record, epoch, resolved.batches, deps.now());
+    let result: 'created' | 'exists';
+    try {
+      result = await deps.store.putIfAbsent(key, body);
+    } catch (error) {
+      // Transient: the next tick retries from step 1. Anything else is final (I6).
+      if (error instanceof UnavailableError) throw new ShortStop('store-failed', error);
+      return poison(
+        deps,
+        claim,
+        `WAL append at ${key} failed terminally: ${(error as Error).message}`,
+      );
+    }
+    await hit(FaultPoint.afterWalWrite);
+
+    // 5. An object already at P: adopt it if it is this append (I4), else poison (I6).
+    const existing = result === 'exists' ? await adoptable(deps, claim, key) : undefined;
+    if (typeof existing === 'string') return poison(deps, claim, existing);
+    const written = existing?.header ?? header;
+    const covered = await coveredBatches(deps.table, shard, resolved.batches, written.lastSeq);
+    const mismatch = existing && contentMismatch(existing, covered);
+    if (mismatch) {
+      return poison(deps, claim, `shard record and S3 diverged at ${key}: ${mismatch}`);
+    }
+
+    // 6-7. Commit, fenced by epoch and position, and drain the shard if no put allocated past the
+    // object (C5). An adopted object may reach past what the claim saw allocated: the condition decides.
+    const committed = await commitFlush(deps.table, {
       shard,
-      `WAL append at ${key} failed terminally: ${(error as Error).message}`,
       epoch,
       position,
-    );
-  }
-  await hit(FaultPoint.afterWalWrite);
-
-  // 5. Adopt or poison.
-  let existing: WalObject | undefined;
-  if (result === 'exists') {
-    const verdict = await inspectExisting(
-      store,
-      key,
-      record.durableSeq + 1,
-      record.nextRowOffset,
-      shard,
-      position,
-    ).catch(async (error: unknown) => {
-      // A transient read failure: free the shard for the next tick rather than a whole lease.
-      await releaseLease(table, shard, epoch);
-      throw error;
+      lastSeq: written.lastSeq,
+      nextRowOffset: written.firstRowOffset + written.rowCount,
+      releasedThrough: releasedThrough(covered),
+      pendingSinceMs: newestAllocation(covered),
+      drain: written.lastSeq >= record.nextSeq - 1,
     });
-    if (typeof verdict === 'string') return poison(deps, shard, verdict, epoch, position);
-    existing = verdict;
-    written = verdict.header;
-    adopted = true;
-  }
-  const covered = await coveredBatches(table, shard, resolved.batches, written.lastSeq);
-  const mismatch = existing && contentMismatch(existing, covered);
-  if (mismatch) {
-    const reason = `shard record and S3 diverged at ${key}: ${mismatch}`;
-    return poison(deps, shard, reason, epoch, position);
-  }
+    if (!committed) return { status: 'fenced', shard, epoch, position };
+    await hit(FaultPoint.afterCommit);
 
-  // 6-7. Commit, fenced by epoch and position, and drain the shard if no put allocated past the
-  // object (C5). An adopted object may reach past what the claim saw allocated: the condition decides.
-  const committed = await commitFlush(table, {
+    const more = hasPendingBatches(committed.record);
+    return {
+      status: 'flushed',
+      shard,
+      epoch,
+      position,
+      firstSeq: written.firstSeq,
+      lastSeq: written.lastSeq,
+      rows: written.rowCount,
+      walBytes: body.length,
+      adopted: existing !== undefined,
+      sealed: resolved.sealed,
+      lagMs: deps.now() - Math.min(...covered.map((batch) => batch.createdAtMs)),
+      more,
+    };
+  } catch (error) {
+    if (!(error instanceof ShortStop)) throw error;
+    // The lease goes back; a gap waiter or an idle claim that finds it no longer its own was
+    // fenced meanwhile (and leaves the pending marker to the newer holder).
+    const held = await releaseLease(deps.table, shard, epoch);
+    if (error.why === 'idle' && held && record.pending) {
+      // Step 7 for a marker with nothing pending behind it.
+      await hit(FaultPoint.beforeClearPending);
+      await clearPending(deps.table, shard, record.nextSeq);
+    }
+    return shortStopOutcome(claim, error, held);
+  }
+}
+
+/** How a flush that stopped short ended, once its lease went back (`held`: it was still ours). */
+function shortStopOutcome(claim: HeldClaim, stop: ShortStop, held: boolean): FlushOutcome {
+  const { shard, epoch } = claim;
+  const fenced = { status: 'fenced', shard, epoch, position: claim.record.walNextPos } as const;
+  switch (stop.why) {
+    case 'idle':
+      return { status: 'idle', shard };
+    case 'fenced':
+      return fenced;
+    case 'waiting-on-gap':
+      return held ? { status: 'waiting-on-gap', shard, seq: stop.detail as number } : fenced;
+    case 'store-failed':
+      throw stop.detail; // transient: the next tick retries from step 1
+  }
+}
+
+/**
+ * Step 5: the object already at `key` if it is the append this record calls
+ * for (I4), or why not (I6). A failure to read it stops short: the next tick
+ * tries again, rather than the shard waiting out a lease.
+ */
+function adoptable(deps: FlushDeps, claim: HeldClaim, key: string): Promise<WalObject | string> {
+  const { shard, record } = claim;
+  return inspectExisting(
+    deps.store,
+    key,
+    record.durableSeq + 1,
+    record.nextRowOffset,
     shard,
-    epoch,
-    position,
-    lastSeq: written.lastSeq,
-    nextRowOffset: written.firstRowOffset + written.rowCount,
-    releasedThrough: releasedThrough(covered),
-    pendingSinceMs: newestAllocation(covered),
-    drain: written.lastSeq >= record.nextSeq - 1,
+    record.walNextPos,
+  ).catch((error: unknown) => {
+    throw new ShortStop('store-failed', error);
   });
-  if (!committed) return { status: 'fenced', shard, epoch, position };
-  await hit(FaultPoint.afterCommit);
-
-  const more = hasPendingBatches(committed.record);
-  return {
-    status: 'flushed',
-    shard,
-    epoch,
-    position,
-    firstSeq: written.firstSeq,
-    lastSeq: written.lastSeq,
-    rows: written.rowCount,
-    walBytes: body.length,
-    adopted,
-    sealed: resolved.sealed,
-    lagMs: deps.now() - Math.min(...covered.map((batch) => batch.createdAtMs)),
-    more,
-  };
 }
 
 /**
@@ -380,14 +410,10 @@ async function coveredBatches(
   return [...mine, ...rest];
 }
 
-/** Poisons the shard as the holder of epoch E at P; a flusher fenced meanwhile stops as fenced (C4). */
-async function poison(
-  deps: FlushDeps,
-  shard: string,
-  reason: string,
-  epoch: number,
-  position: number,
-): Promise<FlushOutcome> {
+/** Poisons the shard as the holder of epoch E at P (I6); a flusher fenced meanwhile stops as fenced (C4). */
+async function poison(deps: FlushDeps, claim: HeldClaim, reason: string): Promise<FlushOutcome> {
+  const { shard, epoch } = claim;
+  const position = claim.record.walNextPos;
   if (await poisonShard(deps.table, shard, reason, deps.now(), { epoch, position })) {
     return { status: 'poisoned', shard, reason, detected: true };
   }

@@ -14,8 +14,15 @@
  * shard's `lastAllocAtMs`; once that bound is older than `gapSealMs` the gap
  * is sealed void. A young gap stops resolution there: order comes before
  * progress.
+ *
+ * Invariant kept here (one of the flush protocol's, `flush-shard.ts`):
+ * I7. A gap is sealed only after a fresh read shows this flusher still holds
+ *     the shard and the seq is still above `durableSeq`: a zombie resolving
+ *     from a stale record sees covered (tidied) batches as gaps, and sealing
+ *     them would only leave garbage below `durableSeq`.
  */
-import { readBatches, type StoredBatch, sealVoid } from '../memtable/batches.js';
+import { readBatches, type StoredBatch } from '../memtable/read-batches.js';
+import { sealVoid } from '../memtable/seal-void.js';
 import { readShardRecord, type ShardRecord } from '../memtable/shard-record.js';
 import type { Table } from '../memtable/table.js';
 

@@ -20,8 +20,8 @@
  * `shardwal recover` or `export` of the data folder may be mid-way).
  */
 import { listBatchHeads } from '../memtable/batch-heads.js';
-import { sealVoid } from '../memtable/batches.js';
 import { listPendingShards } from '../memtable/pending-index.js';
+import { sealVoid } from '../memtable/seal-void.js';
 import { leaseHeld, readShardRecord } from '../memtable/shard-record.js';
 import type { Table } from '../memtable/table.js';
 

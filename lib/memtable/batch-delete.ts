@@ -8,6 +8,7 @@
 import { BatchWriteItemCommand } from '@aws-sdk/client-dynamodb';
 import { UnavailableError, UnprocessedItemsError } from '../errors.js';
 import { RetryPolicy, retry } from '../retry.js';
+import { batchItemKey } from './batch-item.js';
 import { type Item, sendUnconditional, type Table } from './table.js';
 
 /** Items BatchWriteItem takes in one request. */
@@ -39,4 +40,21 @@ export async function deleteItems(
       { retryable: (error) => error instanceof UnavailableError },
     );
   }
+}
+
+/**
+ * Deletes batch items by sort key (heads and chunks): only quarantine moves a
+ * batch away (H2 in `batch-item.ts`). Raises `UnprocessedItemsError` when
+ * DynamoDB leaves some of them in place after every retry.
+ */
+export async function deleteBatches(
+  table: Table,
+  shard: string,
+  keys: readonly string[],
+): Promise<void> {
+  await deleteItems(
+    table,
+    keys.map((sk) => batchItemKey(shard, sk)),
+    'BatchWriteItem delete batches',
+  );
 }

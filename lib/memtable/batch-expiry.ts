@@ -10,22 +10,21 @@
  * `spill.ts`).
  */
 import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { spillRefOf } from './batches.js';
+import { spillRefOf } from './batch-item.js';
 import { hasPendingBatches, num, type ShardRecord, str } from './shard-record.js';
 import { RESPILL_AGE_MS, readSpill, writeSpill } from './spill.js';
 import {
+  batchesFrom,
   batchRange,
   CONDITION_FAILED,
   expiresAt,
   lifetimesOf,
   queryShardItems,
   send,
+  seqOfBatchSk,
   shardPk,
   type Table,
 } from './table.js';
-
-/** The sort key above every batch head and chunk (`batch#` + digits sort below `~`). */
-const BATCH_RANGE_END = 'batch#~';
 
 /** Extends the expiry of `record`'s pending batch items that near it; returns how many it extended. */
 export async function extendPendingExpiry(
@@ -45,7 +44,7 @@ export async function extendPendingExpiry(
   const items = queryShardItems(
     table,
     record.shard,
-    { lo: batchRange(fromSeq, toSeq).lo, hi: BATCH_RANGE_END },
+    batchesFrom(fromSeq),
     'Query pending batch expiry',
     'sk, expiresAt',
   );
@@ -96,7 +95,7 @@ export async function respillAged(
     if (!ref) continue;
     const spilledAtMs = num(item, 'spillAtMs', num(item, 'createdAtMs', 0));
     if (nowMs - spilledAtMs < RESPILL_AGE_MS) continue;
-    const seq = Number(str(item, 'sk')!.slice('batch#'.length));
+    const seq = seqOfBatchSk(str(item, 'sk')!);
     const payload = await readSpill(spill.store(), ref);
     const fresh = await writeSpill(
       spill.store(),

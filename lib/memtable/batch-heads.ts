@@ -1,12 +1,21 @@
 /**
  * Batch items without their payloads: which seqs hold a batch (or a void),
  * when it was written, its bytes and the sort keys of its items. Recovery
- * reconciles these against S3 without reading every payload.
+ * reconciles these against S3 without reading every payload; a put settling
+ * its own seq reads one head.
  */
 
+import { batchItemKey, headFields } from './batch-item.js';
 import { groupChunks } from './item-groups.js';
-import { num, str } from './shard-record.js';
-import { batchRange, isBatchChunk, queryShardItems, type Table } from './table.js';
+import {
+  batchRange,
+  batchSk,
+  getItem,
+  isBatchChunk,
+  queryShardItems,
+  seqOfBatchSk,
+  type Table,
+} from './table.js';
 
 /** A batch as its head item describes it. */
 export interface BatchHead {
@@ -37,15 +46,42 @@ export async function listBatchHeads(
     'sk, kind, createdAtMs, bytes, idemKey, chargeEnd',
   );
   for await (const { head, sk, itemKeys } of groupChunks(items, isBatchChunk)) {
+    const { kind, createdAtMs, bytes, idempotencyKey, chargeEnd } = headFields(head);
     heads.push({
-      seq: Number(sk.slice('batch#'.length)),
-      kind: str(head, 'kind') === 'void' ? 'void' : 'rows',
-      createdAtMs: num(head, 'createdAtMs', 0),
-      bytes: num(head, 'bytes', 0),
-      idempotencyKey: str(head, 'idemKey'),
-      chargeEnd: head.chargeEnd?.N === undefined ? undefined : Number(head.chargeEnd.N),
+      seq: seqOfBatchSk(sk),
+      kind,
+      createdAtMs,
+      bytes,
+      idempotencyKey,
+      chargeEnd,
       itemKeys,
     });
   }
   return heads;
+}
+
+/** A batch head as a put sees it when settling its own seq. */
+export interface BatchHeadSummary {
+  kind: 'rows' | 'void';
+  rowCount: number;
+  idempotencyKey: string | undefined;
+  /** The put that wrote it (`WriteBatchInput.putId`). */
+  putId: string | undefined;
+}
+
+/** Reads the head of batch `seq` (strongly consistent); undefined when nothing is there. */
+export async function readBatchHead(
+  table: Table,
+  shard: string,
+  seq: number,
+): Promise<BatchHeadSummary | undefined> {
+  const { Item: item } = await getItem(
+    table,
+    batchItemKey(shard, batchSk(seq)),
+    'GetItem batch head',
+    'kind, rowCount, idemKey, putId',
+  );
+  if (!item) return undefined;
+  const { kind, rowCount, idempotencyKey, putId } = headFields(item);
+  return { kind, rowCount, idempotencyKey, putId };
 }

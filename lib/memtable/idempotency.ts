@@ -35,12 +35,11 @@
 import {
   type AttributeValue,
   DeleteItemCommand,
-  GetItemCommand,
   PutItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { num, str } from './shard-record.js';
-import { CONDITION_FAILED, send, sendUnconditional, type Table } from './table.js';
+import { CONDITION_FAILED, getItem, send, type Table } from './table.js';
 
 /** The ack a put returns; stored so a repeat returns it unchanged. */
 export interface PutAck {
@@ -118,16 +117,7 @@ export async function readIdempotencyRecord(
   key: string,
   nowMs: number,
 ): Promise<IdempotencyRecord | undefined> {
-  const out = await sendUnconditional<{ Item?: Record<string, AttributeValue> }>(
-    table,
-    new GetItemCommand({
-      TableName: table.tableName,
-      Key: idemKey(shard, key),
-      ConsistentRead: true,
-    }),
-    'GetItem idempotency record',
-  );
-  const item = out.Item;
+  const { Item: item } = await getItem(table, idemKey(shard, key), 'GetItem idempotency record');
   if (!item || num(item, 'expiresAtMs', 0) < nowMs) return undefined;
   const fingerprint = str(item, 'fp') ?? '';
   const ack = str(item, 'ack');

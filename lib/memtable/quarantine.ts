@@ -13,8 +13,10 @@
 import { type AttributeValue, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { padPosition } from '../paths.js';
 import { type BatchRow, decodeBatchRows, MAX_CHUNK_BYTES } from './batch-codec.js';
-import { deleteBatches, payloadOf, spillRefOf } from './batches.js';
+import { deleteBatches } from './batch-delete.js';
+import { spillRefOf } from './batch-item.js';
 import { groupChunks } from './item-groups.js';
+import { payloadOf } from './read-batches.js';
 import { num, str } from './shard-record.js';
 import {
   batchPartSk,

@@ -16,8 +16,8 @@
  *   `bufferedBytes` and `chargedBytes`; a commit sets `releasedBytes` to the
  *   cumulative charge through its last batch (A2 in `allocate.ts`).
  */
-import { type AttributeValue, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { CONDITION_FAILED, send, sendUnconditional, shardRecordKey, type Table } from './table.js';
+import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { CONDITION_FAILED, getItem, send, shardRecordKey, type Table } from './table.js';
 
 /** A shard record as the rest of lib sees it. */
 export interface ShardRecord {
@@ -136,16 +136,8 @@ export async function readShardRecord(
   table: Table,
   shard: string,
 ): Promise<ShardRecord | undefined> {
-  const out = await sendUnconditional<{ Item?: Record<string, AttributeValue> }>(
-    table,
-    new GetItemCommand({
-      TableName: table.tableName,
-      Key: shardRecordKey(shard),
-      ConsistentRead: true,
-    }),
-    'GetItem shard record',
-  );
-  return out.Item ? toShardRecord(shard, out.Item) : undefined;
+  const { Item: item } = await getItem(table, shardRecordKey(shard), 'GetItem shard record');
+  return item ? toShardRecord(shard, item) : undefined;
 }
 
 /** One update of a shard record, in DynamoDB expression syntax. */

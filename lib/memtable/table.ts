@@ -13,7 +13,12 @@
  * The sparse GSI `pending` (pendingPk, pendingShard) holds only shard records
  * with pending data.
  */
-import { type AttributeValue, type DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  type DynamoDBClient,
+  GetItemCommand,
+  QueryCommand,
+} from '@aws-sdk/client-dynamodb';
 import { validateSettings } from '../config.js';
 import { InternalError, UnavailableError } from '../errors.js';
 import { type ItemLifetimes, itemLifetimes } from '../liveness.js';
@@ -61,9 +66,17 @@ export function shardRecordKey(shard: string): Item {
   return { pk: { S: shardPk(shard) }, sk: { S: META_SK } };
 }
 
+/** Sort-key prefix of every batch item: the zero-padded seq follows (and `#part` on a chunk). */
+const BATCH_SK_PREFIX = 'batch#';
+
 /** Sort key of the head item of batch `seq`. */
 export function batchSk(seq: number): string {
-  return `batch#${padPosition(seq)}`;
+  return `${BATCH_SK_PREFIX}${padPosition(seq)}`;
+}
+
+/** The seq of a batch head's sort key (`batchSk`). */
+export function seqOfBatchSk(sk: string): number {
+  return Number(sk.slice(BATCH_SK_PREFIX.length));
 }
 
 /** Sort key of continuation chunk `part` (1-based) of batch `seq`. */
@@ -132,6 +145,30 @@ export async function sendUnconditional<T>(
 
 /** A raw DynamoDB item. */
 export type Item = Record<string, AttributeValue>;
+
+/**
+ * Reads the item at `key`, strongly consistent (only `projection`'s
+ * attributes when given); `Item` is absent when there is none.
+ */
+export function getItem(
+  table: Table,
+  key: Item,
+  what: string,
+  projection?: string,
+): Promise<{ Item?: Item }> {
+  // The request's own promise: an async wrapper adds a microtask hop, which reorders
+  // concurrent requests in the deterministic simulation.
+  return sendUnconditional<{ Item?: Item }>(
+    table,
+    new GetItemCommand({
+      TableName: table.tableName,
+      Key: key,
+      ConsistentRead: true,
+      ProjectionExpression: projection,
+    }),
+    what,
+  );
+}
 
 /**
  * Yields every item of a paginated Query or Scan. `command(startKey)` builds
@@ -214,6 +251,11 @@ export function queryShardItems(
 /** Sort-key range of batches `fromSeq`..`toSeq`, heads and chunks. */
 export function batchRange(fromSeq: number, toSeq: number): { lo: string; hi: string } {
   return { lo: batchSk(fromSeq), hi: `${batchSk(toSeq)}#~` };
+}
+
+/** Sort-key range of every batch from `fromSeq` up, heads and chunks (`~` sorts after digits and `#`). */
+export function batchesFrom(fromSeq: number): { lo: string; hi: string } {
+  return { lo: batchSk(fromSeq), hi: `${BATCH_SK_PREFIX}~` };
 }
 
 /** True for a batch continuation chunk's sort key (longer than a head's). */

@@ -15,7 +15,7 @@
  * Races between takers are decided by conditional writes; a loser re-reads.
  */
 import { InProgressError, KeyReusedError } from '../errors.js';
-import { readBatchHead } from '../memtable/batches.js';
+import { readBatchHead } from '../memtable/batch-heads.js';
 import {
   createReservation,
   type IdempotencyRecord,

@@ -40,9 +40,9 @@ import {
 import { stallRefusalMs } from '../liveness.js';
 import { type Allocation, allocateSeq } from '../memtable/allocate.js';
 import { type EncodedBatch, encodeBatchRows } from '../memtable/batch-codec.js';
-import { writeBatch } from '../memtable/batches.js';
 import { type PutAck, readIdempotencyRecord, releaseReservation } from '../memtable/idempotency.js';
 import type { Table } from '../memtable/table.js';
+import { writeBatch } from '../memtable/write-batch.js';
 import { logger } from '../observability/telemetry.js';
 import { assertShardName } from '../paths.js';
 import { claimKey, landedAck } from './claim-key.js';
@@ -91,8 +91,75 @@ export interface PutResult {
 
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,256}$/;
 
-/** Runs the put path. */
+/** Runs the put path: the checks of step 1 (`checkPut`), then steps 2-5 in order. */
 export async function putRows(deps: PutDeps, request: PutRequest): Promise<PutResult> {
+  const { shard } = request;
+  const put = checkPut(deps, request);
+  const { batch, key } = put;
+
+  // 2. Allocate (a refused repeat of a put that landed gets its ack).
+  const allocatedAtMs = deps.now();
+  const allocation = await allocate(deps, put, allocatedAtMs);
+  if (!('generation' in allocation)) return repeatAck(deps, allocation, request.durability);
+  await deps.faults?.(PutFaultPoint.afterAllocate, shard);
+
+  // 3. Claim the key.
+  const owner = randomUUID();
+  if (key !== undefined) {
+    const reservation = reservationOf(deps, put, key, allocation.seq, owner);
+    const claim = await claimKey(deps, reservation).catch(async (error: unknown) => {
+      await abandonSeq(deps, shard, allocation);
+      throw error;
+    });
+    if (claim.kind === 'answer') {
+      await abandonSeq(deps, shard, allocation);
+      return repeatAck(deps, claim.ack, request.durability);
+    }
+    await deps.faults?.(PutFaultPoint.afterClaim, shard);
+  }
+
+  // 4. Write, or settle what the write did.
+  await writeOrSettle(
+    deps,
+    request,
+    batch,
+    { ...allocation, allocatedAtMs },
+    put.deadlineAtMs,
+    owner,
+  );
+  await deps.faults?.(PutFaultPoint.afterWrite, shard);
+  let ack: PutAck = { shard, seq: allocation.seq, rows: batch.rowCount, durable: false };
+
+  // 5. The batch is the ack (K6). Request a flush past the trigger, wait for durability if asked.
+  if (crossesTrigger(deps.config, allocation, batch.jsonBytes)) {
+    // Best effort: a lost request only means the next tick flushes this shard instead.
+    await deps.requestFlush(shard).catch(() => undefined);
+  }
+  if (request.durability === Durability.durable) {
+    ack = await withDurability(deps, ack, allocation.generation);
+  }
+  return { ack, repeated: false, bytes: batch.jsonBytes };
+}
+
+/** A put request that passed the checks of step 1. */
+interface CheckedPut {
+  shard: string;
+  /** The rows, serialized once. */
+  batch: EncodedBatch;
+  /** The request's Idempotency-Key, if any. */
+  key: string | undefined;
+  /** The request's fingerprint under its key (K5); empty without a key. */
+  fingerprint: string;
+  /** No batch item is written after this (L1 in `lib/liveness.ts`). */
+  deadlineAtMs: number;
+}
+
+/**
+ * Step 1: validates the shard name, the durability asked for, the rows and
+ * the idempotency key, each refusal naming its field, and starts the put's
+ * deadline (L1 in `lib/liveness.ts`), capped by the transport's.
+ */
+function checkPut(deps: PutDeps, request: PutRequest): CheckedPut {
   const { config } = deps;
   const startedAtMs = deps.now();
   const deadlineAtMs = Math.min(
@@ -113,74 +180,63 @@ export async function putRows(deps: PutDeps, request: PutRequest): Promise<PutRe
   }
   const fingerprint = key === undefined ? '' : requestFingerprint(request.shard, batch.json);
   if (deps.now() >= deadlineAtMs) throw new PutDeadlineError(request.shard, 0);
+  return { shard: request.shard, batch, key, fingerprint, deadlineAtMs };
+}
 
-  // 2. Allocate.
-  const allocatedAtMs = deps.now();
-  const allocation: Allocation | PutAck = await allocateSeq(deps.table, {
-    shard: request.shard,
-    bytes: batch.jsonBytes,
+/**
+ * Step 2: allocates the put's seq (A1 in `lib/memtable/allocate.ts`). A
+ * shard that refuses new puts still answers a repeat of one that landed
+ * (its original ack); any other refusal is the put's error.
+ */
+function allocate(
+  deps: PutDeps,
+  put: CheckedPut,
+  allocatedAtMs: number,
+): Promise<Allocation | PutAck> {
+  const { config, table } = deps;
+  const { shard, key } = put;
+  // The allocation's own promise, not an async wrapper's: a microtask hop more would
+  // reorder concurrent requests in the deterministic simulation.
+  return allocateSeq(table, {
+    shard,
+    bytes: put.batch.jsonBytes,
     nowMs: allocatedAtMs,
     maxBufferedBytes: config.maxBufferedBytes,
     retryAfterSeconds: Math.max(1, Math.ceil((config.flushIntervalMs ?? 1000) / 1000)),
     stallRefusalMs: stallRefusalMs(config),
     takeover: config,
   }).catch(async (error: unknown) => {
-    // A repeat of a put that landed is answered even when the shard takes no new put.
     if (key === undefined || !isRefusal(error)) throw error;
-    const earlier = await readIdempotencyRecord(deps.table, request.shard, key, deps.now());
+    const earlier = await readIdempotencyRecord(table, shard, key, deps.now());
     if (earlier === undefined) throw error;
-    if (earlier.fingerprint !== fingerprint) throw new KeyReusedError(key, request.shard);
-    const ack = await landedAck(deps.table, request.shard, earlier);
+    if (earlier.fingerprint !== put.fingerprint) throw new KeyReusedError(key, shard);
+    const ack = await landedAck(table, shard, earlier);
     if (ack === undefined) throw error;
     return ack;
   });
-  if (!('generation' in allocation)) return repeatAck(deps, allocation, request.durability);
-  const { seq } = allocation;
-  await deps.faults?.(PutFaultPoint.afterAllocate, request.shard);
+}
 
-  // 3. Claim the key.
-  const owner = randomUUID();
-  if (key !== undefined) {
-    const reservation = {
-      shard: request.shard,
-      key,
-      owner,
-      fingerprint,
-      seq,
-      rows: batch.rowCount,
-      nowMs: deps.now(),
-      leaseMs: config.reservationLeaseMs,
-      ttlMs: config.idempotencyTtlMs,
-    };
-    const claim = await claimKey(deps, reservation).catch(async (error: unknown) => {
-      await abandonSeq(deps, request.shard, allocation);
-      throw error;
-    });
-    if (claim.kind === 'answer') {
-      await abandonSeq(deps, request.shard, allocation);
-      return repeatAck(deps, claim.ack, request.durability);
-    }
-    await deps.faults?.(PutFaultPoint.afterClaim, request.shard);
-  }
+/** Step 3's reservation: the key, naming the seq just allocated (K1 in `lib/memtable/idempotency.ts`). */
+function reservationOf(deps: PutDeps, put: CheckedPut, key: string, seq: number, owner: string) {
+  return {
+    shard: put.shard,
+    key,
+    owner,
+    fingerprint: put.fingerprint,
+    seq,
+    rows: put.batch.rowCount,
+    nowMs: deps.now(),
+    leaseMs: deps.config.reservationLeaseMs,
+    ttlMs: deps.config.idempotencyTtlMs,
+  };
+}
 
-  // 4. Write, or settle what the write did.
-  await writeOrSettle(deps, request, batch, { ...allocation, allocatedAtMs }, deadlineAtMs, owner);
-  await deps.faults?.(PutFaultPoint.afterWrite, request.shard);
-  let ack: PutAck = { shard: request.shard, seq, rows: batch.rowCount, durable: false };
-
-  // 5. The batch is the ack (K6). Request a flush past the trigger, wait for durability if asked.
-  const bytes = batch.jsonBytes;
-  const crossedTrigger =
+/** Whether this put's bytes took the shard's buffer across the flush trigger (step 5). */
+function crossesTrigger(config: ShardwalConfig, allocation: Allocation, bytes: number): boolean {
+  return (
     allocation.bufferedBytes - bytes < config.flushTriggerBytes &&
-    allocation.bufferedBytes >= config.flushTriggerBytes;
-  if (crossedTrigger) {
-    // Best effort: a lost request only means the next tick flushes this shard instead.
-    await deps.requestFlush(request.shard).catch(() => undefined);
-  }
-  if (request.durability === Durability.durable) {
-    ack = await withDurability(deps, ack, allocation.generation);
-  }
-  return { ack, repeated: false, bytes };
+    allocation.bufferedBytes >= config.flushTriggerBytes
+  );
 }
 
 /**

@@ -6,7 +6,8 @@
  * it being empty, so a late write of that batch then fails), or reports that
  * it cannot tell yet (an UnavailableError from the table).
  */
-import { type BatchHeadSummary, readBatchHead, sealVoid } from '../memtable/batches.js';
+import { type BatchHeadSummary, readBatchHead } from '../memtable/batch-heads.js';
+import { sealVoid } from '../memtable/seal-void.js';
 import { readShardRecord } from '../memtable/shard-record.js';
 import type { Table } from '../memtable/table.js';
 

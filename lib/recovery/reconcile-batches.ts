@@ -33,8 +33,9 @@
 import { UnavailableError } from '../errors.js';
 import type { BatchRow } from '../memtable/batch-codec.js';
 import { type BatchHead, listBatchHeads } from '../memtable/batch-heads.js';
-import { readBatches, sealVoid } from '../memtable/batches.js';
 import { quarantineBatch } from '../memtable/quarantine.js';
+import { readBatches } from '../memtable/read-batches.js';
+import { sealVoid } from '../memtable/seal-void.js';
 import type { ShardRecord } from '../memtable/shard-record.js';
 import { walKey } from '../paths.js';
 import { sameRows } from '../rows/row.js';

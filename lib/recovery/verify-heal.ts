@@ -20,7 +20,7 @@
 import { clearExpiredLease } from '../fence/claim.js';
 import { extendPendingExpiry, respillAged } from '../memtable/batch-expiry.js';
 import { listBatchHeads } from '../memtable/batch-heads.js';
-import { sealVoid } from '../memtable/batches.js';
+import { sealVoid } from '../memtable/seal-void.js';
 import type { ShardRecord } from '../memtable/shard-record.js';
 import type { RecoveryDeps } from './deps.js';
 import { type Heal, HealKind } from './findings.js';

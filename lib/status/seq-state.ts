@@ -39,7 +39,7 @@
  * seq at or below `durableSeq` (see `wal-seq.ts`).
  */
 
-import { readBatchHead } from '../memtable/batches.js';
+import { readBatchHead } from '../memtable/batch-heads.js';
 import { type QuarantineHead, readQuarantineHead } from '../memtable/quarantine.js';
 import type { ShardRecord } from '../memtable/shard-record.js';
 import type { Table } from '../memtable/table.js';

@@ -4,7 +4,7 @@ import { PoisonedError, SeqTakenError } from '../../lib/errors.js';
 import { claimFlush } from '../../lib/fence/claim.js';
 import { type FlushOutcome, flushShard } from '../../lib/flush/flush-shard.js';
 import { errorResponse } from '../../lib/http/error-response.js';
-import { readBatches } from '../../lib/memtable/batches.js';
+import { readBatches } from '../../lib/memtable/read-batches.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import { walKey } from '../../lib/paths.js';
 import { putRows } from '../../lib/put/put-rows.js';

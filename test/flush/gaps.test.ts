@@ -4,9 +4,9 @@ import { GapSealedError } from '../../lib/errors.js';
 import { claimShard, flushHeld, flushShard } from '../../lib/flush/flush-shard.js';
 import { allocateSeq } from '../../lib/memtable/allocate.js';
 import { encodeBatchRows } from '../../lib/memtable/batch-codec.js';
-import { writeBatch } from '../../lib/memtable/batches.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import type { Table } from '../../lib/memtable/table.js';
+import { writeBatch } from '../../lib/memtable/write-batch.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
 import { rowOf } from '../support/rows.js';
 import {

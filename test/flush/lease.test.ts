@@ -3,7 +3,7 @@ import { SETTINGS } from '../../lib/config.js';
 import type { LeaseTimers } from '../../lib/fence/lease-keeper.js';
 import { FaultPoint } from '../../lib/flush/fault-points.js';
 import { flushShard } from '../../lib/flush/flush-shard.js';
-import { readBatchHead } from '../../lib/memtable/batches.js';
+import { readBatchHead } from '../../lib/memtable/batch-heads.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import { pauseAt } from '../support/fault-gates.js';
 import { fixture, useDynalite } from '../support/harness.js';

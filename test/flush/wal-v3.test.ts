@@ -9,7 +9,7 @@ import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { flushShard } from '../../lib/flush/flush-shard.js';
 import { allocateSeq } from '../../lib/memtable/allocate.js';
-import { readBatches } from '../../lib/memtable/batches.js';
+import { readBatches } from '../../lib/memtable/read-batches.js';
 import { batchSk, shardPk } from '../../lib/memtable/table.js';
 import { walKey } from '../../lib/paths.js';
 import { putRows } from '../../lib/put/put-rows.js';

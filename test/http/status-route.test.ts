@@ -4,7 +4,7 @@ import { poisonShard } from '../../lib/fence/commit.js';
 import { flushShard } from '../../lib/flush/flush-shard.js';
 import { handlePut } from '../../lib/http/put-route.js';
 import { handleStatus } from '../../lib/http/status-route.js';
-import { sealVoid } from '../../lib/memtable/batches.js';
+import { sealVoid } from '../../lib/memtable/seal-void.js';
 import { bodyOf, EventFile, httpEvent } from '../support/events.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
 import { allocateOnly } from '../support/wal-chain.js';

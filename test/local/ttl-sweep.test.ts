@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { UnprocessedItemsError } from '../../lib/errors.js';
 import { itemLifetimes } from '../../lib/liveness.js';
 import { sweepExpiredItems, sweepExpiredSpills } from '../../lib/local/ttl-sweep.js';
-import { readBatchHead } from '../../lib/memtable/batches.js';
+import { readBatchHead } from '../../lib/memtable/batch-heads.js';
 import { SPILL_LIFECYCLE_DAYS } from '../../lib/memtable/spill.js';
 import { spillKey, walKey } from '../../lib/paths.js';
 import { FsObjectStore } from '../../lib/store/fs-store.js';

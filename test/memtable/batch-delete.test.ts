@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UnprocessedItemsError } from '../../lib/errors.js';
-import { deleteBatches, readBatchHead } from '../../lib/memtable/batches.js';
+import { deleteBatches } from '../../lib/memtable/batch-delete.js';
+import { readBatchHead } from '../../lib/memtable/batch-heads.js';
 import { batchSk } from '../../lib/memtable/table.js';
 import { fixture, useDynalite } from '../support/harness.js';
 import { isBatchWriteItem, scriptedTable } from '../support/scripted-table.js';

@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { PutDeadlineError } from '../../lib/errors.js';
-import { readBatchHead } from '../../lib/memtable/batches.js';
+import { readBatchHead } from '../../lib/memtable/batch-heads.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import type { Table } from '../../lib/memtable/table.js';
 import { putRows } from '../../lib/put/put-rows.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ErrorKind, GapSealedError } from '../../lib/errors.js';
 import { flushShard } from '../../lib/flush/flush-shard.js';
 import { handlePut } from '../../lib/http/put-route.js';
-import { readBatchHead } from '../../lib/memtable/batches.js';
+import { readBatchHead } from '../../lib/memtable/batch-heads.js';
 import { readIdempotencyRecord } from '../../lib/memtable/idempotency.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import { PutFaultPoint } from '../../lib/put/fault-points.js';

@@ -9,7 +9,7 @@ import {
 } from '../../lib/errors.js';
 import { flushShard } from '../../lib/flush/flush-shard.js';
 import { respillAged } from '../../lib/memtable/batch-expiry.js';
-import { readBatchHead } from '../../lib/memtable/batches.js';
+import { readBatchHead } from '../../lib/memtable/batch-heads.js';
 import { listRejectedBatches, quarantineBatch } from '../../lib/memtable/quarantine.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import { payloadSpill, RESPILL_AGE_MS } from '../../lib/memtable/spill.js';

@@ -5,7 +5,7 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { flushShard } from '../../lib/flush/flush-shard.js';
-import { sealVoid } from '../../lib/memtable/batches.js';
+import { sealVoid } from '../../lib/memtable/seal-void.js';
 import { putRows } from '../../lib/put/put-rows.js';
 import { parsePutValue } from '../../lib/put/schema.js';
 import { gatedTable } from '../support/gated-table.js';

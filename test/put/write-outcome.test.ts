@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readBatchHead } from '../../lib/memtable/batches.js';
+import { readBatchHead } from '../../lib/memtable/batch-heads.js';
 import { readIdempotencyRecord } from '../../lib/memtable/idempotency.js';
 import type { Table } from '../../lib/memtable/table.js';
 import { putRows } from '../../lib/put/put-rows.js';

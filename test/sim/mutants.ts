@@ -38,7 +38,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: 'adopt-without-content-check',
-    breaks: 'I1/I3: an existing object is adopted only if it holds what the memtable holds',
+    breaks: 'I1/H1: an existing object is adopted only if it holds what the memtable holds',
     edits: [
       {
         file: 'lib/flush/flush-shard.ts',
@@ -79,7 +79,7 @@ export const MUTANTS: Mutant[] = [
     breaks: 'a void seal never replaces a written batch (conditional on the seq being empty)',
     edits: [
       {
-        file: 'lib/memtable/batches.ts',
+        file: 'lib/memtable/seal-void.ts',
         find: "      Item: item,\n      ConditionExpression: 'attribute_not_exists(pk)',",
         replace: '      Item: item,',
       },
@@ -140,7 +140,7 @@ export const MUTANTS: Mutant[] = [
     breaks: 'every chunk of a batch is written before its head',
     edits: [
       {
-        file: 'lib/memtable/batches.ts',
+        file: 'lib/memtable/write-batch.ts',
         find: '  for (let part = 1; part < chunks.length; part++) {',
         replace: '  for (let part = 1; part < Math.min(chunks.length, 1); part++) {',
       },
@@ -290,7 +290,7 @@ export const MUTANTS: Mutant[] = [
         file: 'lib/recovery/reconcile-batches.ts',
         find: "    if (head.kind === 'void') continue;",
         replace:
-          "    if (head.kind === 'void') {\n      await (await import('../memtable/batches.js')).deleteBatches(deps.table, shard, head.itemKeys);\n      continue;\n    }",
+          "    if (head.kind === 'void') {\n      await (await import('../memtable/batch-delete.js')).deleteBatches(deps.table, shard, head.itemKeys);\n      continue;\n    }",
       },
     ],
     tests: ['test/recovery/void-tombstone.test.ts'],
@@ -335,13 +335,13 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: 'flush-deletes-void-heads',
-    breaks: 'I5 / L4: a void outlives the commit that covers it',
+    breaks: 'H2 / L4: a void outlives the commit that covers it',
     edits: [
       {
         file: 'lib/flush/flush-shard.ts',
         find: '  const more = hasPendingBatches(committed.record);\n',
         replace:
-          "  const more = hasPendingBatches(committed.record);\n  await (await import('../memtable/batches.js')).deleteBatches(table, shard, covered.filter((b) => b.kind === 'void').map((b) => 'batch#' + String(b.seq).padStart(20, '0')));\n",
+          "  const more = hasPendingBatches(committed.record);\n  await (await import('../memtable/batch-delete.js')).deleteBatches(deps.table, shard, covered.filter((b) => b.kind === 'void').map((b) => 'batch#' + String(b.seq).padStart(20, '0')));\n",
       },
     ],
     tests: ['test/flush/gaps.test.ts', 'test/recovery/void-tombstone.test.ts'],
@@ -351,7 +351,7 @@ export const MUTANTS: Mutant[] = [
     breaks: 'a put acks only its own batch: a seq a rolled-back record handed out again is refused',
     edits: [
       {
-        file: 'lib/memtable/batches.ts',
+        file: 'lib/memtable/write-batch.ts',
         find: "    if (found?.kind === 'rows' && found.putId === putId) return;",
         replace: "    if (found?.kind === 'rows') return;",
       },
@@ -438,7 +438,7 @@ export const MUTANTS: Mutant[] = [
     breaks: 'L4: a void lives longer than any put or reservation that could ask about it',
     edits: [
       {
-        file: 'lib/memtable/batches.ts',
+        file: 'lib/memtable/seal-void.ts',
         find: '    expiresAt: expiresAt(nowMs, lifetimesOf(table).voidMs),',
         replace: '    expiresAt: expiresAt(nowMs, lifetimesOf(table).voidMs / 10),',
       },
@@ -475,16 +475,16 @@ export const MUTANTS: Mutant[] = [
     breaks: 'S1: the batch head, its commit point, is written only after its payload object',
     edits: [
       {
-        file: 'lib/memtable/batches.ts',
+        file: 'lib/memtable/write-batch.ts',
         find: '    spilled = await writeSpill(spill.store(), shard, seq, putId, input.batch.compressed);',
         replace:
           '    spilled = await writeSpill(spill.store(), shard, seq, putId, input.batch.compressed).catch(() => ({ key: spillKey(shard, seq, putId), bytes: input.batch.compressed.length, sha256: "" }));',
       },
       {
-        file: 'lib/memtable/batches.ts',
-        find: "import { num, str } from './shard-record.js';",
+        file: 'lib/memtable/write-batch.ts',
+        find: "import { type SpillRef, spills, writeSpill } from './spill.js';",
         replace:
-          "import { spillKey } from '../paths.js';\nimport { num, str } from './shard-record.js';",
+          "import { spillKey } from '../paths.js';\nimport { type SpillRef, spills, writeSpill } from './spill.js';",
       },
     ],
     tests: ['test/put/spill.test.ts'],
@@ -699,9 +699,9 @@ export const MUTANTS: Mutant[] = [
     edits: [
       {
         file: 'lib/memtable/batch-expiry.ts',
-        find: "    { lo: batchRange(fromSeq, toSeq).lo, hi: BATCH_RANGE_END },\n    'Query pending batch expiry',",
+        find: "    batchesFrom(fromSeq),\n    'Query pending batch expiry',",
         replace:
-          "    { lo: batchRange(fromSeq, toSeq).lo, hi: batchRange(fromSeq, toSeq).lo.slice(0, -20) + String(toSeq).padStart(20, '0') },\n    'Query pending batch expiry',",
+          "    { lo: batchesFrom(fromSeq).lo, hi: batchesFrom(fromSeq).lo.slice(0, -20) + String(toSeq).padStart(20, '0') },\n    'Query pending batch expiry',",
       },
     ],
     tests: ['test/put/pending-expiry.test.ts', 'test/recovery/verify.test.ts'],
@@ -735,10 +735,10 @@ export const MUTANTS: Mutant[] = [
     breaks: "L5: a batch's chunks live as long as its head (the batch lifetime)",
     edits: [
       {
-        file: 'lib/memtable/batches.ts',
-        find: '          data: { B: chunks[part]! },\n          expiresAt: expires,',
+        file: 'lib/memtable/write-batch.ts',
+        find: '        Item: chunkItem({ shard, seq, part, data: chunks[part]!, expiresAt: expires }),',
         replace:
-          '          data: { B: chunks[part]! },\n          expiresAt: expiresAt(input.nowMs, lifetimesOf(table).batchMs / 2),',
+          '        Item: chunkItem({\n          shard,\n          seq,\n          part,\n          data: chunks[part]!,\n          expiresAt: expiresAt(input.nowMs, lifetimesOf(table).batchMs / 2),\n        }),',
       },
     ],
     tests: ['test/put/pending-expiry.test.ts', 'test/put/multi-chunk.test.ts'],
@@ -1033,7 +1033,7 @@ export const MUTANTS: Mutant[] = [
     edits: [
       {
         file: 'lib/memtable/batch-expiry.ts',
-        find: '    { lo: batchRange(fromSeq, toSeq).lo, hi: BATCH_RANGE_END },',
+        find: '    batchesFrom(fromSeq),',
         replace: '    batchRange(fromSeq, toSeq),',
       },
     ],

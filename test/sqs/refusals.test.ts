@@ -9,7 +9,7 @@ import type { SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ErrorKind } from '../../lib/errors.js';
 import { poisonShard } from '../../lib/fence/commit.js';
-import { readBatchHead } from '../../lib/memtable/batches.js';
+import { readBatchHead } from '../../lib/memtable/batch-heads.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import { logger } from '../../lib/observability/telemetry.js';
 import { handlePutMessages } from '../../lib/sqs/put-messages.js';

@@ -3,7 +3,7 @@
  * operator or a restored backup would (e.g. write an older copy back).
  */
 import { type AttributeValue, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { deleteBatches } from '../../lib/memtable/batches.js';
+import { deleteBatches } from '../../lib/memtable/batch-delete.js';
 import {
   batchRange,
   META_SK,

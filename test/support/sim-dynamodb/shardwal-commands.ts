@@ -282,7 +282,7 @@ export function shardwalCommands(tableName: string, random: () => number) {
         'read record',
         new GetItemCommand({ TableName: tableName, Key: record(shard()), ConsistentRead: true }),
       ),
-    // lib/memtable/batches.ts: writeBatch (chunk, head), sealVoid, readBatchHead, deleteBatches
+    // lib/memtable: writeBatch (chunk, head), sealVoid, readBatchHead, deleteBatches
     () => {
       const s = shard();
       const seq = 1 + int(6);

@@ -12,10 +12,11 @@ import { MeteredDynamoDB } from '../../../../bench/cost/billing/metered-dynamodb
 import { InternalError } from '../../../../lib/errors.js';
 import { claimFlush } from '../../../../lib/fence/claim.js';
 import { allocateSeq } from '../../../../lib/memtable/allocate.js';
-import { deleteBatches, sealVoid } from '../../../../lib/memtable/batches.js';
+import { deleteBatches } from '../../../../lib/memtable/batch-delete.js';
 import { ensureTable } from '../../../../lib/memtable/create-table.js';
 import { scanShardRecords } from '../../../../lib/memtable/list-shards.js';
 import { clearPending, listPendingShards } from '../../../../lib/memtable/pending-index.js';
+import { sealVoid } from '../../../../lib/memtable/seal-void.js';
 import {
   batchRange,
   batchSk,

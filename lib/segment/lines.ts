@@ -13,6 +13,56 @@ export function segmentLine(seq: number, offset: number, text: string): string {
   return `{"seq":${seq},"offset":${offset},"row":${text}}`;
 }
 
+const SEQ_MEMBER = Buffer.from('{"seq":');
+const OFFSET_MEMBER = Buffer.from(',"offset":');
+const ROW_MEMBER = Buffer.from(',"row":');
+const CLOSE = 0x7d;
+
+/** Most bytes `writeSegmentLine` writes besides the row's: two counts of at most 16 digits, and the members. */
+export const SEGMENT_LINE_FRAME_BYTES =
+  SEQ_MEMBER.length + OFFSET_MEMBER.length + ROW_MEMBER.length + 2 * 16 + 1;
+
+/**
+ * Writes the UTF-8 bytes of `segmentLine(seq, offset, text)` into `buffer`
+ * from `at` and returns where they end, without making the line's string
+ * (an export writes one per keyless row). `seq` and `offset` must be
+ * non-negative safe integers (what a WAL row carries), and the buffer must
+ * hold `SEGMENT_LINE_FRAME_BYTES` plus three bytes per UTF-16 unit of `text`.
+ */
+export function writeSegmentLine(
+  buffer: Buffer,
+  at: number,
+  seq: number,
+  offset: number,
+  text: string,
+): number {
+  let end = copyAscii(buffer, at, SEQ_MEMBER);
+  end = writeCount(buffer, end, seq);
+  end = copyAscii(buffer, end, OFFSET_MEMBER);
+  end = writeCount(buffer, end, offset);
+  end = copyAscii(buffer, end, ROW_MEMBER);
+  end += buffer.write(text, end, 'utf8');
+  buffer[end] = CLOSE;
+  return end + 1;
+}
+
+function copyAscii(buffer: Buffer, at: number, bytes: Buffer): number {
+  for (let i = 0; i < bytes.length; i++) buffer[at + i] = bytes[i]!;
+  return at + bytes.length;
+}
+
+/** The decimal digits of `n` (a non-negative safe integer, so `%` and the division are exact). */
+function writeCount(buffer: Buffer, at: number, n: number): number {
+  let end = at + 1;
+  for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) end += 1;
+  let rest = n;
+  for (let i = end - 1; i >= at; i--) {
+    buffer[i] = 0x30 + (rest % 10);
+    rest = Math.floor(rest / 10);
+  }
+  return end;
+}
+
 /** Reads a segment line; `fail` names what is wrong. */
 export function parseSegmentLine(text: string, fail: (problem: string) => never): SegmentRow {
   const line = readRowLine(text);

@@ -5,8 +5,9 @@
 import { InternalError } from '../errors.js';
 import { GzipLineUpload } from '../store/gzip-lines.js';
 import type { ObjectStore, PutIfAbsentResult } from '../store/object-store.js';
+import { isCount } from '../wal/wal-check.js';
 import { SEGMENT_FORMAT_VERSION, type SegmentRef, segmentKey } from './format.js';
-import { segmentLine } from './lines.js';
+import { SEGMENT_LINE_FRAME_BYTES, segmentLine, writeSegmentLine } from './lines.js';
 
 /** A segment being written. */
 export class SegmentWriter {
@@ -44,7 +45,15 @@ export class SegmentWriter {
     }
     if (this.#firstOffset < 0) this.#firstOffset = offset;
     this.#lastOffset = offset;
-    return this.#upload.line(segmentLine(seq, offset, text));
+    const upload = this.#upload;
+    // Straight into the batch when it surely fits (a UTF-16 unit takes at most 3 UTF-8 bytes).
+    const batch =
+      isCount(seq) && isCount(offset)
+        ? upload.lineRoom(SEGMENT_LINE_FRAME_BYTES + text.length * 3 + 1)
+        : undefined;
+    if (batch === undefined) return upload.line(segmentLine(seq, offset, text));
+    upload.endLine(writeSegmentLine(batch, upload.lineStart, seq, offset, text));
+    return undefined;
   }
 
   /** Completes the segment covering positions [first, end). */

@@ -13,12 +13,16 @@
  * pool, several at once, while its caller keeps parsing
  * (`gzip-members.ts`), and hands them to `putStreamIfAbsent` in order:
  * memory holds a few batches and what the store holds of one part,
- * whatever the object's size.
+ * whatever the object's size. Its `crc32` is combined from the members'
+ * trailers (zlib computes each batch's as it compresses it), and a caller
+ * may write a line straight into the batch (`lineRoom`): no string of it.
  */
 import { availableParallelism } from 'node:os';
 import { pipeline, Readable } from 'node:stream';
 import { crc32, createGunzip } from 'node:zlib';
 import { CorruptDataError, InternalError } from '../errors.js';
+import { crc32Combine } from '../wal/crc32-combine.js';
+import { memberTrailer } from '../wal/encode-batches.js';
 import { LineSplitter } from '../wal/frame-parser.js';
 import { GzipMembers } from './gzip-members.js';
 import type { ObjectStore, PutIfAbsentResult } from './object-store.js';
@@ -49,6 +53,10 @@ export class GzipLineUpload {
   readonly #members: GzipMembers;
   readonly #upload: Promise<PutIfAbsentResult>;
   #batch = Buffer.allocUnsafe(BATCH_BYTES);
+  /** Batches zlib is done with, to take lines again. */
+  readonly #spare: Buffer[] = [];
+  /** CRC-32 of the batches pushed so far, combined in order from their members' trailers. */
+  #crc: Promise<number> = Promise.resolve(0);
   #used = 0;
   #failure: unknown;
   #state: 'open' | 'done' = 'open';
@@ -88,6 +96,30 @@ export class GzipLineUpload {
     return undefined;
   }
 
+  /**
+   * The batch to write the next line into directly, from `lineStart`, when
+   * `maxBytes` (the line and its `\n`) surely fit; undefined when they may not
+   * (then `line` takes it). The caller writes the line and ends it with
+   * `endLine`, before anything else is added: one copy of the bytes, no string
+   * of the whole line.
+   */
+  lineRoom(maxBytes: number): Buffer | undefined {
+    if (this.#used + maxBytes > this.#batch.length || this.#state !== 'open') return undefined;
+    if (this.#failure !== undefined) throw this.#failure;
+    return this.#batch;
+  }
+
+  /** Where the next line starts in `lineRoom`'s batch. */
+  get lineStart(): number {
+    return this.#used;
+  }
+
+  /** Ends the line written into `lineRoom`'s batch from `lineStart` up to `end` (exclusive): adds its `\n`. */
+  endLine(end: number): void {
+    this.#batch[end] = NEWLINE;
+    this.#count(end + 1 - this.#used);
+  }
+
   /** Completes the object: resolves to the store's answer (`'exists'`: another writer's is there). */
   async finish(): Promise<PutIfAbsentResult> {
     this.#expectOpen();
@@ -95,7 +127,9 @@ export class GzipLineUpload {
     await this.#flush();
     this.#members.end();
     try {
-      return await this.#upload;
+      const result = await this.#upload;
+      this.stats.crc32 = await this.#crc;
+      return result;
     } catch (error) {
       throw this.#failure ?? error;
     }
@@ -117,7 +151,7 @@ export class GzipLineUpload {
   }
 
   #count(length: number): void {
-    // The CRC runs over whole batches at `#flush`: one native call per batch, not per line.
+    // The CRC comes from each batch's gzip member (zlib computes it as it compresses).
     this.stats.rawBytes += length;
     this.stats.rows += 1;
     this.#used += length;
@@ -143,17 +177,38 @@ export class GzipLineUpload {
     } catch (error) {
       throw this.#failure ?? error;
     }
-    const full = this.#batch.subarray(0, this.#used);
-    this.stats.crc32 = crc32(full, this.stats.crc32);
-    // zlib holds the batch until it has compressed it: never reuse it.
-    this.#members.push(full);
-    this.#batch = Buffer.allocUnsafe(BATCH_BYTES);
+    const batch = this.#batch;
+    const length = this.#used;
+    const made = this.#members.push(batch.subarray(0, length));
+    // zlib reads the batch until its member is made; then it takes the next batch's lines
+    // (a few buffers recycled: allocating a megabyte per batch made the GC run more often).
+    void made.then(() => {
+      if (batch.length === BATCH_BYTES) this.#spare.push(batch);
+    });
+    this.#crc = Promise.all([this.#crc, made]).then(([crc, member]) =>
+      member === undefined ? crc : combineMember(this.key, crc, member, length),
+    );
+    this.#crc.catch(() => undefined); // surfaced by `finish`
+    this.#batch = this.#spare.pop() ?? Buffer.allocUnsafe(BATCH_BYTES);
     this.#used = 0;
   }
 
   #expectOpen(): void {
     if (this.#state !== 'open') throw new InternalError(`${this.key}: writer already finished`);
   }
+}
+
+/**
+ * `crc` (of the text before a batch) extended by the batch of `length` bytes
+ * compressed as `member`: zlib's CRC-32 of the batch is in the member's
+ * trailer, so the writer never runs a CRC of its own over the text.
+ */
+function combineMember(key: string, crc: number, member: Buffer, length: number): number {
+  const trailer = memberTrailer(member);
+  if (trailer === undefined || trailer.bytes !== length % 2 ** 32) {
+    throw new InternalError(`${key}: a gzip member does not end with its batch's length`);
+  }
+  return crc32Combine(crc, trailer.crc32, length);
 }
 
 /**

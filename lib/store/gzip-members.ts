@@ -39,13 +39,18 @@ export class GzipMembers {
     private readonly inFlight: number,
   ) {}
 
-  /** Starts compressing `batch` (which must not be reused): M1. */
-  push(batch: Buffer): void {
+  /**
+   * Starts compressing `batch` (M1). zlib reads it until its member is made:
+   * the returned promise resolves then, to the member (undefined when the
+   * compression failed: `members()` surfaces that, M3), and only then may
+   * the caller reuse `batch`.
+   */
+  push(batch: Buffer): Promise<Buffer | undefined> {
     const member = compress(batch, { level: this.level, chunkSize: OUTPUT_CHUNK_BYTES });
-    member.catch(() => undefined); // surfaced in order by `members()` (M3)
     this.#pending.push(member);
     this.#produced += 1;
     this.#wake('consumer');
+    return member.catch(() => undefined);
   }
 
   /** Resolves once another member may be pushed (M2); rejects once the queue failed. */

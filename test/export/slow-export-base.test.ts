@@ -28,19 +28,20 @@ const basePart = snapshotPartKey('s1', { from: 0, to: 1, kind: 'base', index: 0 
  * A shard exported once at 1 (20 keys and a keyless row: a base part and a segment), that
  * export then older than the export retention, and one more WAL object (position 1).
  */
-async function setUp(settings: { historyRetentionMs?: number } = {}) {
+async function setUp(settings: { historyRetentionMs?: number; retentionMs?: number } = {}) {
+  const retentionMs = settings.retentionMs ?? RETENTION_MS;
   const f = await fixture(dynalite(), {
-    walRetentionMs: RETENTION_MS,
-    exportRetentionMs: RETENTION_MS,
+    walRetentionMs: retentionMs,
+    exportRetentionMs: retentionMs,
     clockSkewMs: SKEW_MS,
-    ...settings,
+    historyRetentionMs: settings.historyRetentionMs,
   });
   const s = new TestShard(f);
   await s.keyed(KEYS.map((id) => ({ id, v: 0 })));
   await s.keyless([{ line: 'before' }]);
   await s.flush();
   expect((await exportShard(exportDepsOf(f), 's1')).coveredPosition).toBe(1);
-  f.clock.advance(RETENTION_MS + 1);
+  f.clock.advance(retentionMs + 1);
   await s.keyed([{ id: 'k0', v: 1 }]);
   await s.flush();
   return { f, s };
@@ -154,25 +155,31 @@ describe('exportShard', () => {
       expect(await dangling(f)).toEqual({});
     });
 
-    it('is retired, with the slow manifest, once the export after it is older than A, not 1 ms before', async () => {
-      const { f, s } = await setUp();
-      const { deps } = holdAt(f, s, ExportFaultPoint.afterArchive, { afterMs: 1_000 });
-      await exportShard(deps, 's1', { retention: false });
-      const retireAfter = async (ms: number) => {
-        f.clock.advance(ms);
-        await s.keyed([{ id: 'k2', v: 4 }]);
-        await s.flush();
-        return (await exportShard(exportDepsOf(f), 's1')).retention;
-      };
-      // The exports after the base (the slow one, then 3 and 4) were created 1 s before now.
-      const createdAgo = 1_000;
-      expect((await retireAfter(orphanAgeMs(deps) - createdAgo - 1))?.retired).toEqual([]);
-      expect(await f.memory.get(basePart)).toBeDefined();
-      expect((await retireAfter(1))?.retired).toEqual([1, 2, 3]);
-      expect(await f.memory.get(basePart)).toBeUndefined();
-      expect(keysOf(f.memory).manifests).toEqual([4, 5, 6]);
-      expect(await dangling(f)).toEqual({});
-    });
+    // A is the retention, or twice the deadline's 1 s floor plus the skew when that is longer.
+    for (const { retentionMs, heldMs } of [
+      { retentionMs: RETENTION_MS, heldMs: 1_000 },
+      { retentionMs: 500, heldMs: 500 },
+    ]) {
+      it(`is retired, with the slow manifest, once the export after it is older than A, not 1 ms before (retention ${retentionMs} ms)`, async () => {
+        const { f, s } = await setUp({ retentionMs });
+        const { deps } = holdAt(f, s, ExportFaultPoint.afterArchive, { afterMs: heldMs });
+        expect(orphanAgeMs(deps)).toBe(retentionMs === 500 ? 3_000 : retentionMs);
+        expect((await exportShard(deps, 's1', { retention: false })).status).toBe('exported');
+        const retireAfter = async (ms: number) => {
+          f.clock.advance(ms);
+          await s.keyed([{ id: 'k2', v: 4 }]);
+          await s.flush();
+          return (await exportShard(exportDepsOf(f), 's1')).retention;
+        };
+        // The exports after the base (the slow one, then 3 and 4) were created heldMs ago.
+        expect((await retireAfter(orphanAgeMs(deps) - heldMs - 1))?.retired).toEqual([]);
+        expect(await f.memory.get(basePart)).toBeDefined();
+        expect((await retireAfter(1))?.retired).toEqual([1, 2, 3]);
+        expect(await f.memory.get(basePart)).toBeUndefined();
+        expect(keysOf(f.memory).manifests).toEqual([4, 5, 6]);
+        expect(await dangling(f)).toEqual({});
+      });
+    }
 
     it('deletes the slow manifest again when its base was retired during a stall after the deadline check', async () => {
       const { f, s } = await setUp();

@@ -120,7 +120,7 @@ export function restoreTimes(params: ScheduleParams): { backupAt: number; restor
 }
 
 /** A held export (D4 in `lib/export/deadline.ts`): its shard, and when it starts. */
-export interface HeldExport {
+interface HeldExport {
   shard: string;
   startAt: number;
 }

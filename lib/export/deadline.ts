@@ -1,7 +1,9 @@
 /**
  * The export deadline: how long an export may run before it must give up
- * writing its manifest, so that retention's orphan sweep (T3 in
- * `retention.ts`) never deletes an object a manifest is about to name.
+ * writing its manifest, so that retention never deletes an object a
+ * manifest is about to name: neither the export's own objects, which the
+ * orphan sweep may take (T3 in `retention.ts`, D2), nor its base's, which
+ * T1 retires with the base (D4).
  *
  * With R the export retention and S the clock skew between processes, the
  * deadline is D = max(floor((R - S) / 2), 1 s) and the sweep takes as old
@@ -35,6 +37,25 @@
  *     object outlives the confirmation only when a retention run that listed
  *     the manifests before the write also deletes after the confirmation
  *     (two stalls, each longer than D).
+ * D4. The base. An export names its base's parts and segments (those history
+ *     retention keeps), and two later exports may complete while it runs,
+ *     so the base need not be among the newest two when its manifest lands.
+ *     T1 therefore retires an export M only once N, the export after it (the
+ *     next valid one above it, the one a fold tries before M), was created
+ *     more than A ago by the retention's clock. An export X that folds onto
+ *     M listed the exports after it started, and M was then the newest valid
+ *     one below X's target, so either N covers X's target or more (N read
+ *     the record after X did: it started, and was created, after X started)
+ *     or N landed after X listed (N started less than D before it landed,
+ *     D1, so less than D before X started). Either way N was created less
+ *     than D before X started, so X started more than A - D - S >= D ago by
+ *     its own clock when T1 retires M: it cannot pass the check of D1 after
+ *     that; if it passed it before, its write returns past D and D3 confirms
+ *     the base's objects with its own. What remains: D3's two stalls, or N's
+ *     own write stalling past D between its check and its landing (then N
+ *     confirmed itself, D3, but an export that listed during the stall chose
+ *     M). The cost: a superseded export stays A after its successor was
+ *     created, not A after itself.
  */
 import type { ExportDeps } from './deps.js';
 
@@ -47,7 +68,7 @@ export function exportDeadlineMs(deps: ExportDeps): number {
   return Math.max(MIN_EXPORT_DEADLINE_MS, Math.floor((retentionMs - (deps.clockSkewMs ?? 0)) / 2));
 }
 
-/** A of D2: how old a manifest must be before the orphan sweep goes below it, in ms. */
+/** A of D2 and D4: how old a manifest must be before the orphan sweep goes below it, or T1 retires the export before it, in ms. */
 export function orphanAgeMs(deps: ExportDeps): number {
   const retentionMs = deps.exportRetentionMs ?? deps.walRetentionMs;
   return Math.max(retentionMs, 2 * exportDeadlineMs(deps) + (deps.clockSkewMs ?? 0));

@@ -15,7 +15,9 @@
  *    manifest, and only forward.
  * 5. Retention keeps the newest two valid exports with what they list and
  *    the WAL after the second newest; it retires older exports, orphans and
- *    WAL below that, each after its retention period.
+ *    WAL below that, each after its retention period (an export no sooner
+ *    than A after the one that superseded it: an export in flight may still
+ *    name it as its base).
  */
 /**
  * Export one shard: archive its new WAL into segments and snapshot deltas and
@@ -56,11 +58,12 @@
  *     (and a listing of the same keys, only when the write returned past
  *     the deadline); the base's segments and parts are listed again, never
  *     read.
- * E5. A manifest is never left in place naming an object the orphan sweep
- *     may have deleted: it is written only within the export deadline
- *     (D1-D2 in `deadline.ts`) and deleted again when its write returned
- *     past the deadline and an object it names is gone (D3, which states
- *     the bound that remains).
+ * E5. A manifest is never left in place naming an object retention may
+ *     have deleted (an orphan the sweep took, or a part or segment of its
+ *     base that T1 retired while later exports completed): it is written
+ *     only within the export deadline (D1-D2 and D4 in `deadline.ts`) and
+ *     deleted again when its write returned past the deadline and an object
+ *     it names is gone (D3; D3 and D4 state the bound that remains).
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { CorruptDataError, NotFoundError } from '../errors.js';

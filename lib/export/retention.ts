@@ -5,8 +5,11 @@
  * costs O(history)):
  *
  * T1. The newest two valid exports at or below W are kept with everything
- *     they list, and so is every export above W (a racing one) and every
- *     export younger than `exportRetentionMs`. Other valid manifests are
+ *     they list, and so is every export above W (a racing one), every
+ *     export younger than `exportRetentionMs`, and every export whose
+ *     successor (the next valid export above it) is younger than A: an
+ *     export within its deadline may still name it as its base (D4 in
+ *     `deadline.ts`). Other valid manifests are
  *     retired: first their parts and segments that no kept manifest lists,
  *     then the manifest itself (a crash in between leaves a manifest the next
  *     run retires again). Legacy exports are retired the same way, but only
@@ -118,10 +121,19 @@ export async function retire(deps: ExportDeps, input: RetentionInput): Promise<R
   const atOrBelow = weighed.filter((e) => e.ref.coveredPosition <= watermark);
   const validManifests = atOrBelow.filter((e) => e.manifest);
   const newestTwo = new Set(atOrBelow.slice(-2));
+  // D4 (`deadline.ts`): a base an export within its deadline may still name stays until the
+  // export after it (the next a fold would try first) is older than A.
+  const orphanCutoff = nowMs - orphanAgeMs(deps);
+  const successor = new Map(weighed.map((e, i) => [e, weighed[i + 1]]));
+  const mayBeBase = (e: Weighed) => {
+    const next = successor.get(e);
+    return next === undefined || next.createdAtMs > orphanCutoff;
+  };
   const keep = (e: Weighed) =>
     newestTwo.has(e) ||
     e.ref.coveredPosition > watermark ||
     e.createdAtMs > exportCutoff ||
+    mayBeBase(e) ||
     (e.ref.kind === ExportKind.aof && validManifests.length < 2);
   const kept = weighed.filter(keep);
   const retiring = weighed.filter((e) => !keep(e));
@@ -145,7 +157,6 @@ export async function retire(deps: ExportDeps, input: RetentionInput): Promise<R
 
   // T3.
   const cursors = await readRetentionCursors(deps.table, shard);
-  const orphanCutoff = nowMs - orphanAgeMs(deps);
   const old = validManifests.filter((e) => e.createdAtMs <= orphanCutoff).at(-1);
   const sweepBelow = old?.ref.coveredPosition ?? 0;
   if (sweepBelow > cursors.orphansSweptBelow) {

@@ -19,8 +19,8 @@
  * V7. Buffer accounting (checked during the run, `checkBuffered`): the
  *     charges released never pass `durableSeq`, and everything released
  *     short of it is a void, so `bufferedBytes` is what is really pending.
- * V8-V12 (issue 20's areas: expiry, the stall refusal, retention, tail
- * readers, quarantine) are in `lifecycle-checks.ts`; F1 (FIFO order) in
+ * V8-V12 and V14 (issue 20's areas: expiry, the stall refusal, retention,
+ * tail readers, quarantine; a slow export's base) are in `lifecycle-checks.ts`; F1 (FIFO order) in
  * `fifo-queue.ts`.
  * V13. A quarantined batch is never lost and never acked durable: each one
  *     holds exactly the rows of one put, whole; that put is not also in the
@@ -83,8 +83,8 @@ export interface CheckInput {
   voidsSeen: Map<string, Set<number>>;
 }
 
-/** Margin for clock skew when telling a young export from an old one (V10). */
-const AGE_MARGIN_MS = 500;
+/** Margin for clock skew when telling a young export from an old one (V10, V14). */
+export const AGE_MARGIN_MS = 500;
 
 /** The shard record's raw item (a backup of it), straight from the table. */
 export async function rawRecord(

@@ -18,6 +18,12 @@
  *      chain, in order, and every keyless row between its start and the last
  *      seq it yielded.
  * V12. Quarantined copies have no TTL: they stay until an operator re-puts them.
+ * V14. An export never leaves a manifest naming what retention deleted (E5,
+ *      D4 in `lib/export/deadline.ts`): checked the moment each export
+ *      returns, its manifest, while young, lists only objects that exist,
+ *      its base's parts and segments included (an export held at a fault
+ *      point while two later exports of its shard complete with their
+ *      retention is the case this catches, `run-schedule.ts`).
  */
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { tailShard } from '../../lib/client/reader/tail-shard.js';
@@ -96,6 +102,40 @@ export async function validManifests(store: ObjectStore, shard: string): Promise
   return out.sort((a, b) => a.header.coveredPosition - b.header.coveredPosition);
 }
 
+/** Keys of the parts and segments `manifest` lists that the store does not hold. */
+async function missingKeys(
+  store: ObjectStore,
+  shard: string,
+  manifest: Manifest,
+): Promise<string[]> {
+  const keys = [
+    ...manifest.parts.map((part) => snapshotPartKey(shard, part)),
+    ...manifest.segments.map((segment) => segmentKey(shard, segment.first)),
+  ];
+  const missing: string[] = [];
+  for (const key of keys) if ((await store.get(key)) === undefined) missing.push(key);
+  return missing;
+}
+
+/** V14 for the manifest at `key` an export just wrote or adopted (none there: retired since). */
+export async function checkWrittenManifest(
+  store: ObjectStore,
+  shard: string,
+  key: string,
+  young: (createdAtMs: number) => boolean,
+  fail: (text: string) => void,
+): Promise<void> {
+  const manifest = await loadManifest(store, { key, coveredPosition: 0, kind: 'manifest' }).catch(
+    () => undefined,
+  );
+  if (!manifest || !young(manifest.header.createdAtMs)) return;
+  for (const missing of await missingKeys(store, shard, manifest)) {
+    fail(
+      `${shard}: the export that wrote ${key} returned with it listing ${missing}, which is gone`,
+    );
+  }
+}
+
 /** V10 over the end state. */
 export async function checkRetention(
   store: ObjectStore,
@@ -108,16 +148,10 @@ export async function checkRetention(
   const needed = new Set(manifests.slice(-2));
   for (const m of manifests) if (young(m.header.createdAtMs)) needed.add(m);
   for (const m of needed) {
-    const keys = [
-      ...m.parts.map((part) => snapshotPartKey(shard, part)),
-      ...m.segments.map((segment) => segmentKey(shard, segment.first)),
-    ];
-    for (const key of keys) {
-      if ((await store.get(key)) === undefined) {
-        fail(
-          `${shard}: the manifest covering ${m.header.coveredPosition} lists ${key}, which is gone`,
-        );
-      }
+    for (const key of await missingKeys(store, shard, m)) {
+      fail(
+        `${shard}: the manifest covering ${m.header.coveredPosition} lists ${key}, which is gone`,
+      );
     }
   }
   // Damaged manifests count here: retention weighed them while they were whole.

@@ -655,6 +655,74 @@ export const MUTANTS: Mutant[] = [
     ],
     tests: ['test/export/export-deadline.test.ts'],
   },
+  // D4: a slow export's base stays until the export after it is older than A.
+  {
+    name: 'base-retired-while-a-slow-export-may-name-it',
+    breaks: 'D4/T1: an export stays while the one after it is younger than A',
+    edits: [{ file: 'lib/export/retention.ts', find: '    mayBeBase(e) ||\n', replace: '' }],
+    tests: ['test/export/slow-export-base.test.ts', 'test/export/retention.test.ts'],
+  },
+  {
+    name: 'base-kept-by-its-own-age',
+    breaks: "D4/T1: the age that frees an export is its successor's, not its own",
+    edits: [
+      {
+        file: 'lib/export/retention.ts',
+        find: '    return next === undefined || next.createdAtMs > orphanCutoff;',
+        replace: '    return next === undefined || e.createdAtMs > orphanCutoff;',
+      },
+    ],
+    tests: ['test/export/slow-export-base.test.ts', 'test/export/retention.test.ts'],
+  },
+  {
+    name: 'base-successor-age-inclusive',
+    breaks: 'D4/T1: an export whose successor is exactly A old may go',
+    edits: [
+      {
+        file: 'lib/export/retention.ts',
+        find: '    return next === undefined || next.createdAtMs > orphanCutoff;',
+        replace: '    return next === undefined || next.createdAtMs >= orphanCutoff;',
+      },
+    ],
+    tests: ['test/export/slow-export-base.test.ts', 'test/export/retention.test.ts'],
+  },
+  {
+    name: 'base-successor-is-the-predecessor',
+    breaks: 'D4/T1: the export that frees an export is the next one above it',
+    edits: [
+      {
+        file: 'lib/export/retention.ts',
+        find: '  const successor = new Map(weighed.map((e, i) => [e, weighed[i + 1]]));',
+        replace: '  const successor = new Map(weighed.map((e, i) => [e, weighed[i - 1]]));',
+      },
+    ],
+    tests: ['test/export/slow-export-base.test.ts', 'test/export/retention.test.ts'],
+  },
+  {
+    name: 'base-successor-waits-the-retention',
+    breaks: 'D4/T1: with a retention below 2 s + skew, the successor must be A old, not R',
+    edits: [
+      {
+        file: 'lib/export/retention.ts',
+        find: '    return next === undefined || next.createdAtMs > orphanCutoff;',
+        replace: '    return next === undefined || next.createdAtMs > exportCutoff;',
+      },
+    ],
+    tests: ['test/export/slow-export-base.test.ts', 'test/export/retention.test.ts'],
+  },
+  {
+    name: 'confirm-skips-the-base',
+    breaks: "D3/D4: a late manifest's confirmation covers its base's parts too",
+    edits: [
+      {
+        file: 'lib/export/confirm-manifest.ts',
+        find: '  const parts = manifest.parts.map((part) => snapshotPartKey(shard, part));',
+        replace:
+          '  const parts = manifest.parts\n    .filter((part) => part.to > (manifest.header.previousExport ?? 0))\n    .map((part) => snapshotPartKey(shard, part));',
+      },
+    ],
+    tests: ['test/export/slow-export-base.test.ts', 'test/export/export-deadline.test.ts'],
+  },
   {
     name: 'history-cutoff-forward',
     breaks:

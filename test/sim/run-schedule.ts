@@ -17,7 +17,8 @@ import {
 import type { APIGatewayProxyEventV2, SQSRecord } from 'aws-lambda';
 import { type ShardwalConfig, validateSettings } from '../../lib/config.js';
 import { ErrorKind, ShardwalError } from '../../lib/errors.js';
-import type { ExportDeps } from '../../lib/export/deps.js';
+import { exportDeadlineMs } from '../../lib/export/deadline.js';
+import { type ExportDeps, ExportFaultPoint } from '../../lib/export/deps.js';
 import { exportShard } from '../../lib/export/export-shard.js';
 import type { LeaseTimers } from '../../lib/fence/lease-keeper.js';
 import { type FlushDeps, flushShard } from '../../lib/flush/flush-shard.js';
@@ -43,13 +44,31 @@ import { FlushTimeEstimate } from '../../lib/ticker/tick-plan.js';
 import { FaultyDynamoClient } from '../support/sim-dynamodb/faulty-dynamo-client.js';
 import { MemoryDynamoDB } from '../support/sim-dynamodb/memory-dynamodb.js';
 import { SwitchableStore } from '../support/stepped-flusher.js';
-import { type CheckInput, checkBuffered, finalChecks, peekRecord, rawRecord } from './checker.js';
+import {
+  AGE_MARGIN_MS,
+  type CheckInput,
+  checkBuffered,
+  finalChecks,
+  peekRecord,
+  rawRecord,
+} from './checker.js';
 import { simClient } from './client-transport.js';
 import { FifoQueue } from './fifo-queue.js';
 import { type AttemptOutcome, History } from './history.js';
-import { type ReaderRun, runReader, validManifests } from './lifecycle-checks.js';
+import {
+  checkWrittenManifest,
+  type ReaderRun,
+  runReader,
+  validManifests,
+} from './lifecycle-checks.js';
 import { CreatedObjects, RecordingStore, SimStore } from './sim-store.js';
-import { type Intent, intentsFor, restoreTimes, type ScheduleParams } from './workload.js';
+import {
+  heldExportFor,
+  type Intent,
+  intentsFor,
+  restoreTimes,
+  type ScheduleParams,
+} from './workload.js';
 import { type ActorKind, CLOCK_ORIGIN_MS, makeZlibSynchronous, World } from './world.js';
 
 /** The outcome of one schedule. */
@@ -212,10 +231,20 @@ export async function runSchedule(
     restores: 0,
     quarantined: 0,
   };
-  const countRetention = (report: Awaited<ReturnType<typeof exportShard>>) => {
+  /** Counts what an export's retention did, and checks the manifest it wrote (V14). */
+  const countRetention = async (report: Awaited<ReturnType<typeof exportShard>>) => {
     counts.retired += report.retention?.retired.length ?? 0;
     counts.orphansSwept +=
       (report.retention?.orphans.parts ?? 0) + (report.retention?.orphans.segments ?? 0);
+    if (report.key === null || (report.status !== 'exported' && report.status !== 'adopted'))
+      return;
+    const young = (createdAtMs: number) =>
+      createdAtMs > check.clockNow() - check.exportRetentionMs + AGE_MARGIN_MS;
+    await world.outside(() =>
+      checkWrittenManifest(memory, report.shard, report.key!, young, (text) =>
+        history.violation(world.now, text),
+      ),
+    );
   };
   const damagedKeys = new Set<string>();
   const check: CheckInput = {
@@ -484,7 +513,7 @@ export async function runSchedule(
       fire: () =>
         background(`export-${i}`, 'export', async () => {
           const report = await exportShard(exportDeps, shard);
-          countRetention(report);
+          await countRetention(report);
           // A bad export (bit rot, an older writer's bug): readers must pass over it (T1).
           if (damage && report.status === 'exported' && report.key && !corrupted.has(shard)) {
             corrupted.add(shard);
@@ -525,6 +554,61 @@ export async function runSchedule(
         background(name, 'export', async () =>
           countRetention(await exportShard(exportDeps, shard)),
         ),
+    });
+  }
+  // D4 (`lib/export/deadline.ts`): an export held at a fault point, for up to most of its
+  // deadline, while two more exports of its shard complete with their retention, each once a
+  // put (`heldExportFor`) made the WAL grow past the export before it.
+  const held = heldExportFor(params);
+  if (held) {
+    const { shard, startAt } = held;
+    const deadlineMs = exportDeadlineMs(exportDeps);
+    const record = () => world.outside(() => peekRecord(db, TABLE, shard));
+    /** Flushes until the WAL is past `position` (or the clock reaches `untilMs`). */
+    const flushPast = async (name: string, position: number, untilMs: number) => {
+      await flushShard(flushDeps(name), shard);
+      while (((await record())?.walNextPos ?? 0) <= position && world.clock() < untilMs) {
+        await world.sleep(50);
+        await flushShard(flushDeps(name), shard);
+      }
+    };
+    /** `flushPast`, then an export. */
+    const exportPast = async (name: string, position: number, untilMs: number) => {
+      await flushPast(name, position, untilMs);
+      const report = await exportShard(exportDeps, shard);
+      await countRetention(report);
+      return report;
+    };
+    // Its base: an export 3,150 ms before it (older than any export retention the run draws).
+    events.push({
+      at: startAt - 3_150,
+      fire: () =>
+        background('export-before-held', 'export', async () => {
+          const exported = (await record())?.aofWatermark ?? 0;
+          await exportPast('export-before-held', exported, world.clock() + 500);
+        }),
+    });
+    events.push({
+      at: startAt,
+      fire: () =>
+        background('export-held', 'export', async () => {
+          const exported = (await record())?.aofWatermark ?? 0;
+          await flushPast('export-held', exported, world.clock() + 500);
+          const target = (await record())?.walNextPos ?? 0;
+          const resumeAt = world.clock() + Math.floor(0.95 * deadlineMs);
+          const hold: ExportDeps['faults'] = async (point) => {
+            if (point !== ExportFaultPoint.afterArchive) return;
+            const later = background('export-past-held', 'export', async () => {
+              const second = await exportPast('export-past-held', target, resumeAt);
+              await exportPast('export-past-held', second.coveredPosition ?? target, resumeAt);
+            });
+            await Promise.race([
+              later.promise.catch(() => undefined),
+              world.sleep(resumeAt - world.clock()),
+            ]);
+          };
+          await countRetention(await exportShard({ ...exportDeps, faults: hold }, shard));
+        }),
     });
   }
   for (let i = 0; i < params.readers; i++) {

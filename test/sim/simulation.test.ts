@@ -87,6 +87,16 @@ describe('simulation', () => {
     }
   });
 
+  it("never leaves a manifest naming its base's parts after two later exports retired them (seed 7000063)", async () => {
+    // An export held at a fault point while two later exports of its shard completed: the
+    // second's retention retired the held export's base (no longer among the newest two, older
+    // than the retention) with its part, which the held export's manifest then named (fixed:
+    // D4 in lib/export/deadline.ts, T1 keeps an export until the one after it is older than A).
+    // Fails without the fix.
+    const result = await runSchedule(paramsFor(7_000_063), 0);
+    expect(result.violations).toEqual([]);
+  });
+
   it('replays a seed exactly', async () => {
     const first = await runSchedule(paramsFor(3), 100_000);
     const second = await runSchedule(paramsFor(3), 100_000);

@@ -119,6 +119,33 @@ export function restoreTimes(params: ScheduleParams): { backupAt: number; restor
   return { backupAt, restoreAt: backupAt + EXPIRY_BATCH_MS + 1_000 + Math.floor(random() * 3_000) };
 }
 
+/** A held export (D4 in `lib/export/deadline.ts`): its shard, and when it starts. */
+interface HeldExport {
+  shard: string;
+  startAt: number;
+}
+
+/**
+ * When the puts on a held export's shard arrive, from its start: the data of the export before
+ * it (its base), its own, then each later export's (`run-schedule.ts` starts those exports).
+ */
+const HELD_PUT_OFFSETS_MS = [-3_400, -400, 50, 450];
+
+/**
+ * Whether a `retention` schedule holds one export for most of its deadline while two later
+ * exports of its shard complete (`run-schedule.ts`), and where: its own stream, so the draws
+ * of every other field stay what they were.
+ */
+export function heldExportFor(params: ScheduleParams): HeldExport | undefined {
+  if (!params.retention) return undefined;
+  const random = seededRandom(params.seed ^ 0x7f4a7c15);
+  if (random() >= 0.6) return undefined;
+  return {
+    shard: `s${Math.floor(random() * params.shards)}`,
+    startAt: 3_500 + Math.floor(random() * params.spanMs),
+  };
+}
+
 /** The puts of a schedule, in arrival order. */
 export function intentsFor(params: ScheduleParams): Intent[] {
   const random = seededRandom(params.seed ^ 0x85ebca6b);
@@ -179,6 +206,32 @@ export function intentsFor(params: ScheduleParams): Intent[] {
         durable: random() < 0.3,
         keyField: undefined,
         rows: [{ t: tag, i: 0, v: Math.floor(random() * 1_000) }],
+        tag,
+      });
+    }
+  }
+  const held = heldExportFor(params);
+  if (held) {
+    // One put before each of the base export, the held one and the two later ones, on its
+    // shard. Keyed: the base holds 8 keys, the held export changes one (no compaction: it names
+    // the base's part), the first later export all 8 (a compaction: it names none of them).
+    const heldRandom = seededRandom(params.seed ^ 0x1b873593);
+    const keyed = heldRandom() < 0.8;
+    for (const [n, offset] of HELD_PUT_OFFSETS_MS.entries()) {
+      const id = intents.length + 1;
+      const tag = `p${id}`;
+      const count = n % 2 === 0 ? 8 : 1;
+      const rows: JsonObject[] = Array.from({ length: count }, (_, i) => ({ t: tag, i, v: id }));
+      if (keyed) for (const [i, row] of rows.entries()) row.id = `h${(i + n) % 8}`;
+      intents.push({
+        id,
+        shard: held.shard,
+        arriveAt: held.startAt + offset,
+        transport: 'http',
+        idempotencyKey: heldRandom() < 0.5 ? `http-${params.seed}-${id}` : undefined,
+        durable: false,
+        keyField: keyed ? 'id' : undefined,
+        rows,
         tag,
       });
     }

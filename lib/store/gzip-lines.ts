@@ -52,7 +52,7 @@ class Abandoned extends Error {
 export class GzipLineUpload {
   readonly #members: GzipMembers;
   readonly #upload: Promise<PutIfAbsentResult>;
-  #batch = Buffer.allocUnsafe(BATCH_BYTES);
+  #batch: Buffer = Buffer.allocUnsafe(BATCH_BYTES);
   /** Batches zlib is done with, to take lines again. */
   readonly #spare: Buffer[] = [];
   /** CRC-32 of the batches pushed so far, combined in order from their members' trailers. */

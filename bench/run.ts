@@ -149,6 +149,8 @@ async function requestsByKind(dir: string, endpoint: string): Promise<KindCount[
     maxWalObjectBytes: config.maxWalObjectBytes,
     gapSealMs: config.gapSealMs,
     leaseMs: config.leaseMs,
+    walRetentionMs: config.walRetentionMs,
+    clockSkewMs: config.clockSkewMs,
     now: Date.now,
   };
   const ticker = gridTicker(intervalMs, flushDeps, () => undefined);
@@ -258,6 +260,8 @@ async function runOnce(
     maxWalObjectBytes: config.maxWalObjectBytes,
     gapSealMs: config.gapSealMs,
     leaseMs: config.leaseMs,
+    walRetentionMs: config.walRetentionMs,
+    clockSkewMs: config.clockSkewMs,
     now: Date.now,
   };
   // Durable puts need the ticker; buffered puts are measured with it running too,
@@ -392,6 +396,8 @@ async function durableOnce(
     maxWalObjectBytes: config.maxWalObjectBytes,
     gapSealMs: config.gapSealMs,
     leaseMs: config.leaseMs,
+    walRetentionMs: config.walRetentionMs,
+    clockSkewMs: config.clockSkewMs,
     now: Date.now,
   };
   let ticks = 0;

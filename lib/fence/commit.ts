@@ -43,6 +43,8 @@ export interface CommitInput {
   pendingSinceMs?: number | undefined;
   /** No batch the claim saw allocated lies past `lastSeq`: try to drain the shard too (C5). */
   drain?: boolean;
+  /** The committer's clock, recorded as `walNextPosAtMs` (B2 in `lib/flush/record-behind.ts`). */
+  nowMs?: number;
 }
 
 /** A committed WAL append. */
@@ -86,9 +88,13 @@ function sendCommit(
   let set = '';
   let remove = '';
   let condition = input.position === 0 ? FENCE_AT_ZERO : FENCE;
+  if (input.nowMs !== undefined) {
+    set = ', walNextPosAtMs = :committedAt';
+    values[':committedAt'] = { N: String(input.nowMs) };
+  }
   if (drain) {
     // Step 7 in the same update: every charge released, the marker gone.
-    set = `, ${DRAIN_SET}`;
+    set += `, ${DRAIN_SET}`;
     remove = `, ${PENDING_MARKER.join(', ')}`;
     values[':zero'] = { N: '0' };
     values[':next'] = { N: String(input.lastSeq + 1) };
@@ -96,7 +102,7 @@ function sendCommit(
   } else {
     if (input.releasedThrough !== undefined) {
       // Server-side arithmetic: bufferedBytes = chargedBytes - releasedBytes, exactly (A2).
-      set =
+      set +=
         ', releasedBytes = :released, bufferedBytes = if_not_exists(chargedBytes, :zero) - :released';
       values[':released'] = { N: String(input.releasedThrough) };
       values[':zero'] = { N: '0' };

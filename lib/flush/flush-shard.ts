@@ -10,6 +10,11 @@
  *      wrote (its response was lost: F5 in `claim.ts`).
  *      The lease is short and renewed while the flush runs (F4 in
  *      `lease-keeper.ts`), so a crashed flusher blocks its shard one lease.
+ *      Before acting on the record, prove it is not behind S3: no export
+ *      covers P = `walNextPos` (B1-B2 in `record-behind.ts`; a listing only
+ *      when the commit that set P is older than half the WAL retention).
+ *      One does: the record was rolled back (restored from a backup):
+ *      poison and stop.
  *   3. Resolve the oldest pending batches: `durableSeq+1` upward, contiguous,
  *      up to the size cap; seal gaps that stayed empty past the timeout.
  *   4. Encode the WAL object for P = `walNextPos`; write it create-if-absent.
@@ -48,6 +53,10 @@
  *     the shard and the seq is still above `durableSeq`: a zombie resolving
  *     from a stale record sees covered (tidied) batches as gaps, and sealing
  *     them would only leave garbage below `durableSeq` (step 3).
+ * I8. A flusher never writes a position an export covers (B1 in
+ *     `record-behind.ts`): such a slot may be one retention deleted, so a
+ *     create-if-absent there succeeds where step 5 would have caught the
+ *     divergence, and rows written there are below every reader's start.
  * I6. Divergence and terminal append failures poison the shard; poison stops
  *     puts and claims and wakes durable waiters with the reason (C3). Only the
  *     current holder of the shard at P can poison it (C4): a fenced zombie
@@ -73,6 +82,7 @@ import { decodeWal } from '../wal/decode.js';
 import type { WalHeader, WalObject } from '../wal/format.js';
 import { buildWalObject, contentMismatch } from './build-wal-object.js';
 import { type FaultHook, FaultPoint } from './fault-points.js';
+import { exportCovering, mustProveSlot } from './record-behind.js';
 import { resolveOldestPending } from './resolve-pending.js';
 
 /** What the flusher needs. */
@@ -84,6 +94,9 @@ export interface FlushDeps {
   maxWalObjectBytes: number;
   gapSealMs: number;
   leaseMs: number;
+  /** `SHARDWAL_WAL_RETENTION_MS` and `SHARDWAL_CLOCK_SKEW_MS`: when P's slot needs a proof (B2 in `record-behind.ts`). */
+  walRetentionMs: number;
+  clockSkewMs: number;
   now: () => number;
   faults?: FaultHook;
   /** Timers of the lease keeper (F4 in `lease-keeper.ts`); real ones by default. */
@@ -204,6 +217,11 @@ async function flushClaimed(
     return { status: 'idle', shard };
   }
   await hit(FaultPoint.afterClaim);
+  const behind = await recordBehindS3(deps, record).catch(async (error: unknown) => {
+    await releaseLease(table, shard, epoch); // a transient listing failure: the next tick retries
+    throw error;
+  });
+  if (behind) return poison(deps, shard, behind, epoch, record.walNextPos);
 
   // 3. Resolve the oldest pending batches, as they stand now.
   const resolved = await resolveOldestPending(table, {
@@ -286,6 +304,7 @@ async function flushClaimed(
     nextRowOffset: written.firstRowOffset + written.rowCount,
     releasedThrough: releasedThrough(covered),
     pendingSinceMs: newestAllocation(covered),
+    nowMs: deps.now(),
     drain: written.lastSeq >= record.nextSeq - 1,
   });
   if (!committed) return { status: 'fenced', shard, epoch, position };
@@ -319,6 +338,16 @@ function newestAllocation(covered: readonly StoredBatch[]): number | undefined {
     if (batch.allocatedAtMs !== undefined) newest = Math.max(newest ?? 0, batch.allocatedAtMs);
   }
   return newest;
+}
+
+/** I8: why the record is behind S3 (an export covers its `walNextPos`), or undefined. */
+async function recordBehindS3(deps: FlushDeps, record: ShardRecord): Promise<string | undefined> {
+  const position = record.walNextPos;
+  const atMs = record.walNextPosAtMs;
+  if (!mustProveSlot(atMs, deps.now(), deps.walRetentionMs, deps.clockSkewMs)) return undefined;
+  const key = await exportCovering(deps.store, record.shard, position);
+  if (key === undefined) return undefined;
+  return `shard record is behind S3: the export ${key} covers WAL position ${position}, the record's walNextPos (a record restored from a backup?); \`shardwal recover ${record.shard}\` rebuilds it`;
 }
 
 /** The cumulative charge through the last covered batch that records one (A2 in allocate.ts). */

@@ -57,6 +57,10 @@
  *     `record-behind.ts`): such a slot may be one retention deleted, so a
  *     create-if-absent there succeeds where step 5 would have caught the
  *     divergence, and rows written there are below every reader's start.
+ * I9. A commit never leaves `durableSeq` at or past `nextSeq` (C6 in
+ *     commit.ts): a record rolled back behind the batches (or the adopted
+ *     object) it would commit is poisoned instead, or the next put would take
+ *     a seq below `durableSeq` that no flush reads.
  * I6. Divergence and terminal append failures poison the shard; poison stops
  *     puts and claims and wakes durable waiters with the reason (C3). Only the
  *     current holder of the shard at P can poison it (C4): a fenced zombie
@@ -307,7 +311,7 @@ async function flushClaimed(
     nowMs: deps.now(),
     drain: written.lastSeq >= record.nextSeq - 1,
   });
-  if (!committed) return { status: 'fenced', shard, epoch, position };
+  if (!committed) return fencedOrBehind(deps, shard, epoch, position, written.lastSeq);
   await hit(FaultPoint.afterCommit);
 
   const more = hasPendingBatches(committed.record);
@@ -338,6 +342,26 @@ function newestAllocation(covered: readonly StoredBatch[]): number | undefined {
     if (batch.allocatedAtMs !== undefined) newest = Math.max(newest ?? 0, batch.allocatedAtMs);
   }
   return newest;
+}
+
+/**
+ * A refused commit (step 6): fenced by a newer flusher, or, still holding the
+ * shard at P, refused by C6 because the record's `nextSeq` is not past the
+ * object's last seq: the record was rolled back behind its batches (I9).
+ */
+async function fencedOrBehind(
+  deps: FlushDeps,
+  shard: string,
+  epoch: number,
+  position: number,
+  lastSeq: number,
+): Promise<FlushOutcome> {
+  const now = await readShardRecord(deps.table, shard);
+  if (now?.epoch === epoch && now.walNextPos === position && now.nextSeq <= lastSeq) {
+    const reason = `shard record is behind its batches: WAL position ${position} holds seqs through ${lastSeq}, the record's nextSeq is ${now.nextSeq} (a record restored from a backup?); \`shardwal recover ${shard}\` rebuilds it`;
+    return poison(deps, shard, reason, epoch, position);
+  }
+  return { status: 'fenced', shard, epoch, position };
 }
 
 /** I8: why the record is behind S3 (an export covers its `walNextPos`), or undefined. */

@@ -6,8 +6,8 @@
  * - `durableSeq`: every batch <= it is in a committed WAL object (0 = none).
  * - `walNextPos`: the position the next WAL object takes (positions start at 0).
  * - `nextRowOffset`: the shard-wide offset the next flushed row takes.
- * - `walNextPosAtMs`: when the commit or rebuild that set `walNextPos` ran
- *   (absent on records older than it): tells a flusher whether it must prove
+ * - `walNextPosAtMs`: when the commit or rebuild that set `walNextPos` ran,
+ *   or the allocation that created the record (absent on records older than it): tells a flusher whether it must prove
  *   the slot free of exports (B2 in `lib/flush/record-behind.ts`).
  * - `epoch`: bumped by every flush claim and every recovery fence.
  * - `generation`: bumped only by recovery rebuilds; a durable waiter that sees

@@ -73,13 +73,35 @@ describe('flushShard', () => {
     expect(report.cursors.after).toMatchObject({ durableSeq: 3, walNextPos: 3, poison: null });
   });
 
-  it('lists no export while the commit that set walNextPos is younger than half the WAL retention', async () => {
+  it('poisons a record whose nextSeq is not past the object it would commit (C6)', async () => {
+    const f = await fixture(dynalite(), { walRetentionMs: WAL_RETENTION_MS });
+    const s = new TestShard(f);
+    await s.keyless([{ n: 1 }]);
+    const backup = await snapshotShardItem(f.table, 's1'); // nextSeq 2, nothing durable
+    await s.keyless([{ n: 2 }]);
+    await s.flush(); // position 0: seqs 1-2
+    await restoreShardItem(f.table, backup);
+
+    // The flusher adopts position 0 (its items hold the same rows), but committing it would
+    // leave durableSeq 2 with nextSeq 2: the next put would take seq 2, which no flush reads.
+    const outcome = await flushShard(f.flushDeps('flusher'), 's1');
+    expect(outcome).toMatchObject({ status: 'poisoned', detected: true });
+    if (outcome.status !== 'poisoned') throw new Error('unreachable');
+    expect(outcome.reason).toContain("holds seqs through 2, the record's nextSeq is 2");
+    expect(await readShardRecord(f.table, 's1')).toMatchObject({ durableSeq: 0, nextSeq: 2 });
+
+    const report = await rebuildShard(recoveryDepsOf(f), 's1');
+    expect(report.cursors.after).toMatchObject({ durableSeq: 2, nextSeq: 3, poison: null });
+    expect(await s.keyless([{ n: 3 }])).toBe(3);
+  });
+
+  it('lists no export while walNextPos was set less than half the WAL retention ago', async () => {
     const f = await fixture(dynalite(), { walRetentionMs: WAL_RETENTION_MS });
     const s = new TestShard(f);
     await s.keyless([{ n: 1 }]);
     f.store.reset();
-    await s.flush(); // a record that never committed: proven by listing (B2)
-    expect(f.store.counts().list).toBe(2);
+    await s.flush(); // a new record: dated by the allocation that created it (A4)
+    expect(f.store.counts().list).toBe(0);
     f.clock.advance(WAL_RETENTION_MS / 2 - 1);
     await s.keyless([{ n: 2 }]);
     f.store.reset();
@@ -98,6 +120,7 @@ describe('flushShard', () => {
     const f = await fixture(dynalite(), { walRetentionMs: WAL_RETENTION_MS }, failing);
     const s = new TestShard(f);
     await s.keyless([{ n: 1 }]);
+    f.clock.advance(WAL_RETENTION_MS); // an idle shard: its flusher lists (B2)
     failing.failures = 1;
     await expect(flushShard(f.flushDeps('flusher'), 's1')).rejects.toBeInstanceOf(UnavailableError);
     // The lease is released: the next tick flushes without waiting for it to lapse.

@@ -230,7 +230,7 @@ export async function runSchedule(
     expiry: params.expiry,
     readers,
     damagedKeys,
-    restored: new Set(),
+    restored: new Map(),
     voidsSeen: new Map(),
   };
 
@@ -298,7 +298,7 @@ export async function runSchedule(
         db.send(new PutItemCommand({ TableName: TABLE, Item: restore.backup! })),
       );
       restore.state = 'restored';
-      check.restored.add(restore.shard);
+      check.restored.set(restore.shard, { phase: 'behind' });
       counts.restores += 1;
       world.trace.add(world.now, `RESTORE ${restore.shard} record from the backup`);
     } else if (
@@ -316,6 +316,10 @@ export async function runSchedule(
         background(owner, 'rebuild', async () => {
           const report = await rebuildShard(recoveryDeps(owner), restore.shard);
           if (report.status !== 'stopped') operatorDone = true;
+          const proven = report.cursors.after?.durableSeq;
+          if (report.status === 'rebuilt' && proven !== undefined) {
+            check.restored.set(restore.shard, { phase: 'rebuilt', rebuiltThrough: proven });
+          }
           counts.quarantined += report.batches?.rejected.length ?? 0;
         });
       }

@@ -78,15 +78,15 @@ export interface CheckInput {
   /** Exports the run damaged on purpose (readers pass over them, or refuse when none is whole). */
   damagedKeys: ReadonlySet<string>;
   /**
-   * Shards whose record the run restored from a backup, and how far back to normal they are.
-   * `behind` (restored, not yet rebuilt): V7 and V8 are off — the record calls seqs pending
-   * that S3 holds and whose items expired, and its byte counters rolled back. `rebuilt` (the
-   * operator's rebuild completed, proving `durableSeq` = `rebuiltThrough`): V8 is on again; V7
-   * waits, because A2 (seq order is charge order) does not hold across the restore — the
-   * reissued seqs were charged from the rolled-back counter, below the charges of older seqs'
-   * items — and no rebuild can restore it without rewriting every pending item's charge mark.
-   * `settled`: a drain commit after an allocation past `rebuiltThrough` set the counters
-   * exact again (released = charged, nothing buffered), so V7 is on again from there.
+   * Shards whose record the run restored from a backup, and whether the operator's rebuild
+   * completed since. `behind`: V7 and V8 are off — the record calls seqs pending that S3
+   * holds and whose items expired, and its byte counters rolled back. `rebuilt`: V8 is on
+   * again (the rebuild proved the cursors from S3). V7 stays off: A2 (seq order is charge
+   * order, `lib/memtable/allocate.ts`) does not hold across a restore — the reissued seqs were
+   * charged from the rolled-back counter, below the charge marks of older seqs' items, and the
+   * history here maps a charge to a seq, which reissued seqs make ambiguous. The counters are
+   * exact again after the shard drains (the drain sets released = charged, nothing buffered),
+   * which the final check asserts.
    */
   restored: Map<string, RestorePhase>;
   /** Void seqs V7 has seen per shard (their items may expire and be swept since). */
@@ -94,10 +94,7 @@ export interface CheckInput {
 }
 
 /** Where a restored shard stands (`CheckInput.restored`). */
-export type RestorePhase =
-  | { phase: 'behind' }
-  | { phase: 'rebuilt'; rebuiltThrough: number }
-  | { phase: 'settled' };
+export type RestorePhase = { phase: 'behind' } | { phase: 'rebuilt' };
 
 /** Margin for clock skew when telling a young export from an old one (V10). */
 const AGE_MARGIN_MS = 500;
@@ -148,14 +145,7 @@ export async function checkBuffered(input: CheckInput, now: number): Promise<voi
         history.violation(now, text),
       );
     }
-    if (restored?.phase === 'rebuilt') {
-      const drained =
-        !record.pending &&
-        record.bufferedBytes === 0 &&
-        record.chargedBytes === record.releasedBytes;
-      if (!drained || record.durableSeq <= restored.rebuiltThrough) continue;
-      input.restored.set(shard, { phase: 'settled' });
-    }
+    if (restored) continue; // V7: see `CheckInput.restored`
     const { bufferedBytes, chargedBytes, releasedBytes, durableSeq } = record;
     if (bufferedBytes !== chargedBytes - releasedBytes || bufferedBytes < 0) {
       history.violation(

@@ -316,10 +316,7 @@ export async function runSchedule(
         background(owner, 'rebuild', async () => {
           const report = await rebuildShard(recoveryDeps(owner), restore.shard);
           if (report.status !== 'stopped') operatorDone = true;
-          const proven = report.cursors.after?.durableSeq;
-          if (report.status === 'rebuilt' && proven !== undefined) {
-            check.restored.set(restore.shard, { phase: 'rebuilt', rebuiltThrough: proven });
-          }
+          if (report.status === 'rebuilt') check.restored.set(restore.shard, { phase: 'rebuilt' });
           counts.quarantined += report.batches?.rejected.length ?? 0;
         });
       }

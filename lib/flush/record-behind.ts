@@ -37,7 +37,7 @@ import { aofKey, aofPrefix, positionOfKey } from '../paths.js';
 import type { ObjectStore } from '../store/object-store.js';
 
 /** How long after `walNextPosAtMs` a flusher may skip the listing of B2. */
-export function freshForMs(walRetentionMs: number, clockSkewMs: number): number {
+function freshForMs(walRetentionMs: number, clockSkewMs: number): number {
   return Math.max(0, Math.floor(walRetentionMs / 2) - 2 * clockSkewMs);
 }
 

@@ -94,7 +94,7 @@ export interface CheckInput {
 }
 
 /** Where a restored shard stands (`CheckInput.restored`). */
-export type RestorePhase = { phase: 'behind' } | { phase: 'rebuilt' };
+type RestorePhase = { phase: 'behind' } | { phase: 'rebuilt' };
 
 /** Margin for clock skew when telling a young export from an old one (V10). */
 const AGE_MARGIN_MS = 500;

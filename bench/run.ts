@@ -150,6 +150,8 @@ async function requestsByKind(dir: string, endpoint: string): Promise<KindCount[
     maxWalObjectBytes: config.maxWalObjectBytes,
     gapSealMs: config.gapSealMs,
     leaseMs: config.leaseMs,
+    walRetentionMs: config.walRetentionMs,
+    clockSkewMs: config.clockSkewMs,
     now: Date.now,
   };
   const ticker = gridTicker(intervalMs, flushDeps, () => undefined);
@@ -255,6 +257,8 @@ function benchDeps(
       maxWalObjectBytes: config.maxWalObjectBytes,
       gapSealMs: config.gapSealMs,
       leaseMs: config.leaseMs,
+      walRetentionMs: config.walRetentionMs,
+      clockSkewMs: config.clockSkewMs,
       now: Date.now,
     },
   };

@@ -423,6 +423,8 @@ async function measure(
     maxWalObjectBytes: config.maxWalObjectBytes,
     gapSealMs: config.gapSealMs,
     leaseMs: config.leaseMs,
+    walRetentionMs: config.walRetentionMs,
+    clockSkewMs: config.clockSkewMs,
   };
   const put: PutDeps = {
     table: setup,

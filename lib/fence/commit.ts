@@ -19,6 +19,13 @@
  *     again without the drain, so its batch keeps the marker. DynamoDB (and
  *     the emulator) do not say which part of a condition failed, so the
  *     second try also settles whether the flusher was fenced.
+ * C6. A commit never moves `durableSeq` to or past `nextSeq`: every batch it
+ *     covers was allocated, so `nextSeq > lastSeq` holds unless the record
+ *     was rolled back (restored from a backup) behind batch items or a WAL
+ *     object it adopted. The commit is conditional on it; the flusher reads
+ *     the refusal and poisons the shard (I9 in `lib/flush/flush-shard.ts`),
+ *     since the next put would take a seq at or below `durableSeq`, which no
+ *     flush ever reads.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DRAIN_SET, PENDING_MARKER } from '../memtable/pending-index.js';
@@ -43,6 +50,8 @@ export interface CommitInput {
   pendingSinceMs?: number | undefined;
   /** No batch the claim saw allocated lies past `lastSeq`: try to drain the shard too (C5). */
   drain?: boolean;
+  /** The committer's clock, recorded as `walNextPosAtMs` (B2 in `lib/flush/record-behind.ts`). */
+  nowMs?: number;
 }
 
 /** A committed WAL append. */
@@ -86,17 +95,22 @@ function sendCommit(
   let set = '';
   let remove = '';
   let condition = input.position === 0 ? FENCE_AT_ZERO : FENCE;
+  if (input.nowMs !== undefined) {
+    set = ', walNextPosAtMs = :committedAt';
+    values[':committedAt'] = { N: String(input.nowMs) };
+  }
   if (drain) {
     // Step 7 in the same update: every charge released, the marker gone.
-    set = `, ${DRAIN_SET}`;
+    set += `, ${DRAIN_SET}`;
     remove = `, ${PENDING_MARKER.join(', ')}`;
     values[':zero'] = { N: '0' };
     values[':next'] = { N: String(input.lastSeq + 1) };
     condition += ' AND nextSeq = :next';
   } else {
+    condition += ' AND nextSeq > :lastSeq'; // C6
     if (input.releasedThrough !== undefined) {
       // Server-side arithmetic: bufferedBytes = chargedBytes - releasedBytes, exactly (A2).
-      set =
+      set +=
         ', releasedBytes = :released, bufferedBytes = if_not_exists(chargedBytes, :zero) - :released';
       values[':released'] = { N: String(input.releasedThrough) };
       values[':zero'] = { N: '0' };

@@ -12,6 +12,11 @@
  *      renewed while the flush runs (F4 in `lib/fence/lease-keeper.ts`), so a
  *      crashed flusher blocks its shard one lease. Nothing pending → give the
  *      lease back, no S3 call at all.
+ *      Before acting on the record, prove it is not behind S3: no export
+ *      covers P = `walNextPos` (B1-B2 in `record-behind.ts`; a listing only
+ *      when the commit that set P is older than half the WAL retention).
+ *      One does: the record was rolled back (restored from a backup):
+ *      poison and stop.
  *   3. Resolve the oldest pending batches: `durableSeq+1` upward, contiguous,
  *      up to the size cap; seal gaps that stayed empty past the timeout, only
  *      while this flusher still holds the shard (I7 in `resolve-pending.ts`).
@@ -55,6 +60,14 @@
  *     poison stops puts and claims and wakes durable waiters with the reason
  *     (C3). Only the current holder of the shard at P can poison it (C4): a
  *     fenced zombie never does.
+ * I8. A flusher never writes a position an export covers (B1 in
+ *     `record-behind.ts`): such a slot may be one retention deleted, so a
+ *     create-if-absent there succeeds where step 5 would have caught the
+ *     divergence, and rows written there are below every reader's start.
+ * I9. A commit never leaves `durableSeq` at or past `nextSeq` (C6 in
+ *     `lib/fence/commit.ts`): a record rolled back behind the batches (or the
+ *     adopted object) it would commit is poisoned instead, or the next put
+ *     would take a seq below `durableSeq` that no flush reads.
  */
 import { CorruptDataError, UnavailableError } from '../errors.js';
 import { releaseLease, tryClaimFlush } from '../fence/claim.js';
@@ -76,6 +89,7 @@ import { decodeWal } from '../wal/decode.js';
 import type { WalObject } from '../wal/format.js';
 import { buildWalObject, contentMismatch } from './build-wal-object.js';
 import { type FaultHook, FaultPoint } from './fault-points.js';
+import { exportCovering, mustProveSlot } from './record-behind.js';
 import { resolveOldestPending } from './resolve-pending.js';
 
 /** What the flusher needs. */
@@ -87,6 +101,9 @@ export interface FlushDeps {
   maxWalObjectBytes: number;
   gapSealMs: number;
   leaseMs: number;
+  /** `SHARDWAL_WAL_RETENTION_MS` and `SHARDWAL_CLOCK_SKEW_MS`: when P's slot needs a proof (B2 in `record-behind.ts`). */
+  walRetentionMs: number;
+  clockSkewMs: number;
   now: () => number;
   faults?: FaultHook;
   /** Timers of the lease keeper (F4 in `lease-keeper.ts`); real ones by default. */
@@ -214,6 +231,11 @@ async function flushClaimed(deps: FlushDeps, claim: HeldClaim): Promise<FlushOut
     // Nothing to flush (another flusher drained the shard since it was listed).
     if (!hasPendingBatches(record)) throw new ShortStop('idle');
     await hit(FaultPoint.afterClaim);
+    // I8: a record rolled back behind S3 (restored from a backup) is poisoned, never acted on.
+    const behind = await recordBehindS3(deps, record).catch((error: unknown) => {
+      throw new ShortStop('store-failed', error); // a transient listing failure: the next tick retries
+    });
+    if (behind) return poison(deps, claim, behind);
 
     // 3. Resolve the oldest pending batches, as they stand now.
     const resolved = await resolveOldestPending(deps.table, {
@@ -269,9 +291,10 @@ async function flushClaimed(deps: FlushDeps, claim: HeldClaim): Promise<FlushOut
       nextRowOffset: written.firstRowOffset + written.rowCount,
       releasedThrough: releasedThrough(covered),
       pendingSinceMs: newestAllocation(covered),
+      nowMs: deps.now(),
       drain: written.lastSeq >= record.nextSeq - 1,
     });
-    if (!committed) return { status: 'fenced', shard, epoch, position };
+    if (!committed) return fencedOrBehind(deps, claim, written.lastSeq);
     await hit(FaultPoint.afterCommit);
 
     const more = hasPendingBatches(committed.record);
@@ -349,6 +372,36 @@ function newestAllocation(covered: readonly StoredBatch[]): number | undefined {
     if (batch.allocatedAtMs !== undefined) newest = Math.max(newest ?? 0, batch.allocatedAtMs);
   }
   return newest;
+}
+
+/**
+ * A refused commit (step 6): fenced by a newer flusher, or, still holding the
+ * shard at P, refused by C6 because the record's `nextSeq` is not past the
+ * object's last seq: the record was rolled back behind its batches (I9).
+ */
+async function fencedOrBehind(
+  deps: FlushDeps,
+  claim: HeldClaim,
+  lastSeq: number,
+): Promise<FlushOutcome> {
+  const { shard, epoch } = claim;
+  const position = claim.record.walNextPos;
+  const now = await readShardRecord(deps.table, shard);
+  if (now?.epoch === epoch && now.walNextPos === position && now.nextSeq <= lastSeq) {
+    const reason = `shard record is behind its batches: WAL position ${position} holds seqs through ${lastSeq}, the record's nextSeq is ${now.nextSeq} (a record restored from a backup?); \`shardwal recover ${shard}\` rebuilds it`;
+    return poison(deps, claim, reason);
+  }
+  return { status: 'fenced', shard, epoch, position };
+}
+
+/** I8: why the record is behind S3 (an export covers its `walNextPos`), or undefined. */
+async function recordBehindS3(deps: FlushDeps, record: ShardRecord): Promise<string | undefined> {
+  const position = record.walNextPos;
+  const atMs = record.walNextPosAtMs;
+  if (!mustProveSlot(atMs, deps.now(), deps.walRetentionMs, deps.clockSkewMs)) return undefined;
+  const key = await exportCovering(deps.store, record.shard, position);
+  if (key === undefined) return undefined;
+  return `shard record is behind S3: the export ${key} covers WAL position ${position}, the record's walNextPos (a record restored from a backup?); \`shardwal recover ${record.shard}\` rebuilds it`;
 }
 
 /** The cumulative charge through the last covered batch that records one (A2 in allocate.ts). */

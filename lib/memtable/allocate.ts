@@ -18,6 +18,11 @@
  *     takes no new put (L5 in `lib/liveness.ts`): `pendingSinceMs` (set by the
  *     first allocation of a pending run, moved forward by commits, removed
  *     when the shard drains) bounds the age of its oldest pending batch.
+ * A4. The update that creates a record dates its `walNextPos` of 0
+ *     (`walNextPosAtMs`), so the first flush of a new shard needs no proof
+ *     that no export covers position 0 (B2 in `lib/flush/record-behind.ts`);
+ *     a record restored from a backup carries the old date, and its flusher
+ *     lists.
  * A2. Bytes are charged cumulatively: `chargedBytes` only grows, and each
  *     batch records `chargeEnd`, the cumulative charge through its own
  *     allocation. Seq order is charge order (one update moves both), so a
@@ -100,7 +105,7 @@ async function allocateOnce(table: Table, input: AllocateInput, token: string) {
     shard,
     {
       update:
-        'SET nextSeq = if_not_exists(nextSeq, :one) + :one, pendingPk = :pending, pendingShard = :shard, registryPk = :registryPk, registryShard = :shard, lastAllocAtMs = :now, lastAllocToken = :token, pendingSinceMs = if_not_exists(pendingSinceMs, :now) ADD bufferedBytes :bytes, chargedBytes :bytes',
+        'SET nextSeq = if_not_exists(nextSeq, :one) + :one, pendingPk = :pending, pendingShard = :shard, registryPk = :registryPk, registryShard = :shard, lastAllocAtMs = :now, lastAllocToken = :token, pendingSinceMs = if_not_exists(pendingSinceMs, :now), walNextPosAtMs = if_not_exists(walNextPosAtMs, :now) ADD bufferedBytes :bytes, chargedBytes :bytes',
       // A batch larger than the whole limit is still admitted into an empty buffer,
       // otherwise it could never be written at all.
       condition:

@@ -144,6 +144,8 @@ export async function resetCursors(
       : ['releasedBytes = if_not_exists(chargedBytes, :zeroBytes)', 'bufferedBytes = :zeroBytes']),
     'aofWatermark = :watermark',
     'rebuiltAtMs = :now',
+    // The reset proved walNextPos from S3 just now (B2 in `lib/flush/record-behind.ts`).
+    'walNextPosAtMs = :now',
     ...(pending
       ? [
           'pendingPk = :pending',

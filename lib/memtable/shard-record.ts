@@ -6,6 +6,9 @@
  * - `durableSeq`: every batch <= it is in a committed WAL object (0 = none).
  * - `walNextPos`: the position the next WAL object takes (positions start at 0).
  * - `nextRowOffset`: the shard-wide offset the next flushed row takes.
+ * - `walNextPosAtMs`: when the commit or rebuild that set `walNextPos` ran,
+ *   or the allocation that created the record (absent on records older than it): tells a flusher whether it must prove
+ *   the slot free of exports (B2 in `lib/flush/record-behind.ts`).
  * - `epoch`: bumped by every flush claim and every recovery fence.
  * - `generation`: bumped only by recovery rebuilds; a durable waiter that sees
  *   it change knows the cursors were reset under it.
@@ -25,6 +28,8 @@ export interface ShardRecord {
   nextSeq: number;
   durableSeq: number;
   walNextPos: number;
+  /** When `walNextPos` was last set (B2 in `lib/flush/record-behind.ts`); undefined on older records. */
+  walNextPosAtMs: number | undefined;
   nextRowOffset: number;
   bufferedBytes: number;
   /** Cumulative bytes ever charged by allocations (A2 in `allocate.ts`). */
@@ -68,6 +73,8 @@ export function toShardRecord(shard: string, item: Record<string, AttributeValue
     nextSeq: num(item, 'nextSeq', 1),
     durableSeq: num(item, 'durableSeq', 0),
     walNextPos: num(item, 'walNextPos', 0),
+    walNextPosAtMs:
+      item.walNextPosAtMs?.N === undefined ? undefined : Number(item.walNextPosAtMs.N),
     nextRowOffset: num(item, 'nextRowOffset', 0),
     bufferedBytes: num(item, 'bufferedBytes', 0),
     chargedBytes: num(item, 'chargedBytes', 0),

@@ -85,6 +85,8 @@ export function serviceFromEnv(
     maxWalObjectBytes: config.maxWalObjectBytes,
     gapSealMs: config.gapSealMs,
     leaseMs: config.leaseMs,
+    walRetentionMs: config.walRetentionMs,
+    clockSkewMs: config.clockSkewMs,
     now,
   });
   const takeover = (owner: string = randomUUID()): RebuildTakeover => {

@@ -55,6 +55,8 @@ async function putAndFlush(
       maxWalObjectBytes: deps.config.maxWalObjectBytes,
       gapSealMs: deps.config.gapSealMs,
       leaseMs: deps.config.leaseMs,
+      walRetentionMs: deps.config.walRetentionMs,
+      clockSkewMs: deps.config.clockSkewMs,
       now: Date.now,
     },
     SHARD,

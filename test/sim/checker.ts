@@ -77,11 +77,24 @@ export interface CheckInput {
   readers: readonly ReaderRun[];
   /** Exports the run damaged on purpose (readers pass over them, or refuse when none is whole). */
   damagedKeys: ReadonlySet<string>;
-  /** Shards whose record the run restored from a backup (V7's accounting stops there: it rolled back). */
-  restored: Set<string>;
+  /**
+   * Shards whose record the run restored from a backup, and whether the operator's rebuild
+   * completed since. `behind`: V7 and V8 are off — the record calls seqs pending that S3
+   * holds and whose items expired, and its byte counters rolled back. `rebuilt`: V8 is on
+   * again (the rebuild proved the cursors from S3). V7 stays off: A2 (seq order is charge
+   * order, `lib/memtable/allocate.ts`) does not hold across a restore — the reissued seqs were
+   * charged from the rolled-back counter, below the charge marks of older seqs' items, and the
+   * history here maps a charge to a seq, which reissued seqs make ambiguous. The counters are
+   * exact again after the shard drains (the drain sets released = charged, nothing buffered),
+   * which the final check asserts.
+   */
+  restored: Map<string, RestorePhase>;
   /** Void seqs V7 has seen per shard (their items may expire and be swept since). */
   voidsSeen: Map<string, Set<number>>;
 }
+
+/** Where a restored shard stands (`CheckInput.restored`). */
+type RestorePhase = { phase: 'behind' } | { phase: 'rebuilt' };
 
 /** Margin for clock skew when telling a young export from an old one (V10, V14). */
 export const AGE_MARGIN_MS = 500;
@@ -124,14 +137,15 @@ export async function checkBuffered(input: CheckInput, now: number): Promise<voi
   for (const shard of input.shards) {
     const record = await peekRecord(db, tableName, shard);
     if (!record) continue;
-    // A restored record calls seqs pending that S3 holds and whose items expired (V8), and its
-    // byte counters rolled back (V7): both hold again only from the next rebuild on.
-    if (input.restored.has(shard)) continue;
+    // A restored shard: V8 from its rebuild on, V7 once it settled (see `CheckInput.restored`).
+    const restored = input.restored.get(shard);
+    if (restored?.phase === 'behind') continue;
     if (input.expiry) {
       await checkPendingExpiry(db, tableName, shard, record, input.clockNow(), (text) =>
         history.violation(now, text),
       );
     }
+    if (restored) continue; // V7: see `CheckInput.restored`
     const { bufferedBytes, chargedBytes, releasedBytes, durableSeq } = record;
     if (bufferedBytes !== chargedBytes - releasedBytes || bufferedBytes < 0) {
       history.violation(
@@ -229,8 +243,8 @@ export async function finalChecks(input: CheckInput, now: number): Promise<void>
     if (record.durableSeq !== record.nextSeq - 1) {
       fail(`${shard}: seqs ${record.durableSeq + 1}..${record.nextSeq - 1} never became durable`);
     }
-    // A restore rolls the byte counters back behind the batches' charges (known drift).
-    if (record.bufferedBytes !== 0 && !input.restored.has(shard))
+    // Restored shards too: the drain commit that ends the run zeroes the counters' drift.
+    if (record.bufferedBytes !== 0)
       fail(`${shard}: ends with ${record.bufferedBytes} bytes buffered`);
     // V4
     const chain = readChain(input.created, shard, record.walNextPos, fail);

@@ -1582,6 +1582,43 @@ export const MUTANTS: Mutant[] = [
     ],
     tests: ['test/put/idempotency.test.ts'],
   },
+  {
+    name: 'flush-writes-slot-an-export-covers',
+    breaks: 'I8/B1: a flusher never writes a position an export covers (a record behind S3)',
+    edits: [
+      {
+        file: 'lib/flush/flush-shard.ts',
+        find: '  if (behind) return poison(deps, shard, behind, epoch, record.walNextPos);',
+        replace:
+          '  if (behind && behind.length < 0) return poison(deps, shard, behind, epoch, record.walNextPos);',
+      },
+    ],
+    tests: ['test/flush/record-behind.test.ts'],
+  },
+  {
+    name: 'slot-proof-skipped-for-a-full-retention',
+    breaks: 'B2: a walNextPos set over half the WAL retention ago is proven free of exports',
+    edits: [
+      {
+        file: 'lib/flush/record-behind.ts',
+        find: '  return Math.max(0, Math.floor(walRetentionMs / 2) - 2 * clockSkewMs);',
+        replace: '  return Math.max(0, walRetentionMs - 2 * clockSkewMs);',
+      },
+    ],
+    tests: ['test/flush/record-behind.test.ts'],
+  },
+  {
+    name: 'commit-past-next-seq',
+    breaks: 'C6/I9: a commit never moves durableSeq to or past nextSeq',
+    edits: [
+      {
+        file: 'lib/fence/commit.ts',
+        find: "    condition += ' AND nextSeq > :lastSeq'; // C6",
+        replace: '    // (no C6 condition)',
+      },
+    ],
+    tests: ['test/flush/record-behind.test.ts', 'test/fence/commit.test.ts'],
+  },
   // The Iceberg tables' planted bugs: killed by their own tests (the simulation does not model tables).
   ...TABLE_MUTANTS,
 ];

@@ -259,7 +259,7 @@ export async function runSchedule(
     expiry: params.expiry,
     readers,
     damagedKeys,
-    restored: new Set(),
+    restored: new Map(),
     voidsSeen: new Map(),
   };
 
@@ -273,6 +273,8 @@ export async function runSchedule(
     maxWalObjectBytes: config.maxWalObjectBytes,
     gapSealMs: config.gapSealMs,
     leaseMs: config.leaseMs,
+    walRetentionMs: config.walRetentionMs,
+    clockSkewMs: config.clockSkewMs,
     now: world.clock,
     timers: NO_TIMERS,
   });
@@ -310,6 +312,8 @@ export async function runSchedule(
         }
       : undefined;
   let operatorRebuilds = 0;
+  /** The operator's rebuild ran to its end (a rebuild that threw or stopped is run again). */
+  let operatorDone = false;
   /** The restore's steps when due, and the operator's rebuild of the shard it poisoned. */
   const stepRestore = async () => {
     if (!restore) return;
@@ -323,7 +327,7 @@ export async function runSchedule(
         db.send(new PutItemCommand({ TableName: TABLE, Item: restore.backup! })),
       );
       restore.state = 'restored';
-      check.restored.add(restore.shard);
+      check.restored.set(restore.shard, { phase: 'behind' });
       counts.restores += 1;
       world.trace.add(world.now, `RESTORE ${restore.shard} record from the backup`);
     } else if (
@@ -331,14 +335,17 @@ export async function runSchedule(
       world.now >= restore.restoreAt + restore.recoverAfterMs &&
       world.live('rebuild').length === 0
     ) {
-      // The operator who restored the table runs recovery on it, and again on a divergence
-      // a flush finds before that (a poison other than a rebuild's own, which a takeover ends).
+      // The operator who restored the table runs recovery on it until it completes (as one
+      // would re-run a `shardwal recover` that failed or was killed), and again on a divergence
+      // a flush finds later (a poison other than a rebuild's own, which a takeover ends).
       const record = await world.outside(() => peekRecord(db, TABLE, restore.shard));
       const divergence = record?.poison && !record.poison.startsWith('recovery: rebuild');
-      if (operatorRebuilds === 0 || divergence) {
+      if (!operatorDone || divergence) {
         const owner = `operator-rebuild-${++operatorRebuilds}`;
         background(owner, 'rebuild', async () => {
           const report = await rebuildShard(recoveryDeps(owner), restore.shard);
+          if (report.status !== 'stopped') operatorDone = true;
+          if (report.status === 'rebuilt') check.restored.set(restore.shard, { phase: 'rebuilt' });
           counts.quarantined += report.batches?.rejected.length ?? 0;
         });
       }
@@ -747,7 +754,7 @@ export async function runSchedule(
   };
 
   async function allDurable(): Promise<boolean> {
-    if (restore && (restore.state !== 'restored' || (restore.backup && operatorRebuilds === 0)))
+    if (restore && (restore.state !== 'restored' || (restore.backup && !operatorDone)))
       return false;
     for (const shard of shards) {
       const record = await world.outside(() => peekRecord(db, TABLE, shard));

@@ -111,6 +111,8 @@ export async function fixture(
       maxWalObjectBytes: config.maxWalObjectBytes,
       gapSealMs: config.gapSealMs,
       leaseMs: config.leaseMs,
+      walRetentionMs: config.walRetentionMs,
+      clockSkewMs: config.clockSkewMs,
       now: clock.now,
       ...overrides,
     }),

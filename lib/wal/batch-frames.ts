@@ -16,7 +16,7 @@
  */
 import type { WalHeader, WalRow } from './format.js';
 import type { FrameFields } from './framing.js';
-import { type Fail, isCount, show } from './wal-check.js';
+import { describe, type Fail, isCount, show, type Where } from './wal-check.js';
 
 /** One batch frame. */
 export interface BatchFrame {
@@ -85,13 +85,13 @@ export class BatchFrames {
   }
 
   /** Sets `row`'s seq, offset and buffering time from its frame. */
-  place(row: WalRow, where: string): WalRow {
+  place(row: WalRow, where: Where): WalRow {
     const frame = this.#frame;
     if (frame === undefined || this.#left === 0) {
       this.fail(
         frame === undefined
-          ? `${where}: a row before any batch frame`
-          : `${where}: more rows than batch frame of seq ${frame.seq} holds (${frame.rows})`,
+          ? `${describe(where)}: a row before any batch frame`
+          : `${describe(where)}: more rows than batch frame of seq ${frame.seq} holds (${frame.rows})`,
       );
     }
     row.seq = frame.seq;

@@ -105,8 +105,8 @@ class WalDecoder {
       return undefined;
     }
     const row = parseRow(fields, where, this.#fail, this.#frames !== undefined);
-    this.#frames?.place(row, where);
-    this.#checker.row(row, where);
+    this.#frames?.place(row, line);
+    this.#checker.row(row, line);
     return { kind: 'row', row };
   }
 
@@ -117,9 +117,8 @@ class WalDecoder {
 
   /** Checks a row `canonical` read, at line `line`, as `accept` checks a parsed one. */
   record(row: WalRow, line: number): WalRow {
-    const where = `line ${line}`;
-    this.#frames?.place(row, where);
-    this.#checker!.row(row, where);
+    this.#frames?.place(row, line);
+    this.#checker!.row(row, line);
     return row;
   }
 

@@ -39,9 +39,11 @@ export class BatchFrames {
   #left = 0;
   #rows = 0;
 
+  /** `ingestedAt` false: rows get no `ingestedAtMs` (a reader that yields none, like the tail). */
   constructor(
     private readonly header: WalHeader,
     private readonly fail: Fail,
+    private readonly ingestedAt = true,
   ) {}
 
   /** A frame line (its fields, `t` included). */
@@ -96,7 +98,7 @@ export class BatchFrames {
     }
     row.seq = frame.seq;
     row.offset = frame.firstOffset + (frame.rows - this.#left);
-    row.ingestedAtMs = frame.ingestedAtMs;
+    if (this.ingestedAt) row.ingestedAtMs = frame.ingestedAtMs;
     this.#left -= 1;
     this.#rows += 1;
     return row;

@@ -34,6 +34,7 @@ import { assertShardName, positionOfKey, walKey, walPrefix } from '../../paths.j
 import type { ObjectStore } from '../../store/object-store.js';
 import { decodeWal } from '../../wal/decode.js';
 import type { WalHeader } from '../../wal/format.js';
+import { BatchItems } from './batch-items.js';
 import { newestManifest } from './newest-export.js';
 import { firstSegmentSeq, verifiedSegmentRows } from './segment-rows.js';
 import {
@@ -53,17 +54,16 @@ const START_ATTEMPTS = 3;
  * the invariants above). Without `follow` it returns at the end of the WAL;
  * with it, it waits for new objects until `signal` aborts.
  */
-export async function* tailShard(
+export function tailShard(
   store: ObjectStore,
   shard: string,
   options: TailOptions = {},
 ): AsyncGenerator<TailRow, void, undefined> {
-  for await (const batch of tailShardBatches(store, shard, options)) {
-    for (const row of batch) {
-      if (options.signal?.aborted) return;
-      yield row;
-    }
-  }
+  // The rows of the batches one by one, without a generator's cost per row.
+  return new BatchItems(
+    tailShardBatches(store, shard, options),
+    () => options.signal?.aborted === true,
+  );
 }
 
 /**

@@ -243,7 +243,9 @@ async function main() {
         store,
         now: Date.now,
         walRetentionMs: 0,
-        exportRetentionMs: 0,
+        // Retention does not run here (retention: false), but the export's deadline is half of
+        // this: a week, so a slow shared machine cannot fail the export's setup.
+        exportRetentionMs: 7 * 24 * 3600 * 1000,
         historyRetentionMs: 0,
       },
       'exp',

@@ -241,6 +241,8 @@ export async function extendReplay(
     onRow: (row) => void state.apply(row),
     // A state that holds no row reads none: the rows' text is checked, not copied.
     rowText: state.options.keepRows || state.options.keepKeyless,
+    // `apply` copies what it keeps (the key, seq, offset and text), never the row.
+    reuseRows: true,
     beginObject: () => state.beginObject(),
     rollbackObject: () => state.rollbackObject(),
     onObject: (header, after) => {

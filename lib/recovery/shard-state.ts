@@ -43,8 +43,13 @@ export class ShardState {
   readonly keyless: AofKeylessRow[] = [];
   keylessCount = 0;
   readonly applied: AppliedCounts = { puts: 0, deletes: 0, keyless: 0 };
-  /** Pairs of (key, its entry before the row) for the object being read; flat, so a row allocates no pair. */
-  #undo: Array<KeyId | KeyedEntry | undefined> | undefined;
+  /**
+   * Per keyed row of the object being read: its key, the key's entry before
+   * the row (undefined: the key was not live) and that entry's seq, offset
+   * and text before it; flat, so a row allocates no record. An entry a later
+   * row changes is updated in place, not replaced, so the log keeps its values.
+   */
+  #undo: Array<KeyId | KeyedEntry | number | string | undefined> | undefined;
   #mark: { keylessCount: number; applied: AppliedCounts } | undefined;
 
   constructor(readonly options: ShardStateOptions) {}
@@ -76,17 +81,23 @@ export class ShardState {
       }
       return true;
     }
-    if (this.#undo !== undefined) this.#undo.push(key, this.keyed.get(key));
+    const entry = this.keyed.get(key);
+    if (this.#undo !== undefined) {
+      this.#undo.push(key, entry, entry?.seq, entry?.offset, entry?.text);
+    }
     if (row.delete) {
       this.applied.deletes += 1;
-      this.keyed.delete(key);
-    } else {
-      this.applied.puts += 1;
-      this.keyed.set(key, {
-        seq: row.seq,
-        offset: row.offset,
-        text: this.options.keepRows ? row.text : undefined,
-      });
+      if (entry !== undefined) this.keyed.delete(key);
+      return false;
+    }
+    this.applied.puts += 1;
+    const text = this.options.keepRows ? row.text : undefined;
+    // A live key's entry is updated in place: one map lookup, no new entry.
+    if (entry === undefined) this.keyed.set(key, { seq: row.seq, offset: row.offset, text });
+    else {
+      entry.seq = row.seq;
+      entry.offset = row.offset;
+      entry.text = text;
     }
     return false;
   }
@@ -106,11 +117,17 @@ export class ShardState {
   /** The object did not verify: undo every row applied since `beginObject`. */
   rollbackObject(): void {
     const undo = this.#undo ?? [];
-    for (let i = undo.length - 2; i >= 0; i -= 2) {
+    for (let i = undo.length - 5; i >= 0; i -= 5) {
       const key = undo[i] as KeyId;
-      const previous = undo[i + 1] as KeyedEntry | undefined;
-      if (previous === undefined) this.keyed.delete(key);
-      else this.keyed.set(key, previous);
+      const entry = undo[i + 1] as KeyedEntry | undefined;
+      if (entry === undefined) {
+        this.keyed.delete(key);
+        continue;
+      }
+      entry.seq = undo[i + 2] as number;
+      entry.offset = undo[i + 3] as number;
+      entry.text = undo[i + 4] as string | undefined;
+      this.keyed.set(key, entry);
     }
     if (this.#mark) {
       this.keylessCount = this.#mark.keylessCount;

@@ -64,6 +64,8 @@ export interface WalkOptions {
   onRow?: (row: WalRow) => Promise<void> | undefined | void;
   /** False when `onRow` never reads a row's text (`WalSink.text`); default true. */
   rowText?: boolean;
+  /** True when `onRow` keeps no row object past its call (`WalSink.reuseRows`); default false. */
+  reuseRows?: boolean;
   /** Called before an object's rows. */
   beginObject?: () => void;
   /** Called when an object failed after some of its rows reached `onRow`. */
@@ -222,6 +224,7 @@ async function readObject(
         return options.onRow?.(row);
       },
       text: options.rowText ?? true,
+      reuseRows: options.reuseRows ?? false,
     });
     if (!complete) {
       options.rollbackObject?.();

@@ -10,7 +10,7 @@
 import { CorruptDataError } from '../errors.js';
 import { walKey } from '../paths.js';
 import { BatchFrames } from '../wal/batch-frames.js';
-import { readCanonicalRow } from '../wal/canonical-row.js';
+import { readCanonicalRow, reusableRow } from '../wal/canonical-row.js';
 import { unframedTag } from '../wal/decode.js';
 import type { WalHeader, WalRow } from '../wal/format.js';
 import { type FrameReadAhead, scanFrameRecords } from '../wal/frame-reader.js';
@@ -35,6 +35,12 @@ export interface WalSink {
    * copied). Default true.
    */
   text?: boolean;
+  /**
+   * True when the sink keeps no row object past its `row` call (it copies
+   * what it keeps): rows in the encoder's exact form then arrive in one
+   * object, refilled for each. Default false.
+   */
+  reuseRows?: boolean;
 }
 
 /** Thrown inside the scan to stop it early; never escapes `scanWal`. */
@@ -59,11 +65,12 @@ export async function scanWal(
   // v3: rows take seq and offset from their batch frame.
   let frames: BatchFrames | undefined;
   const withText = sink.text ?? true;
+  const into = sink.reuseRows === true ? reusableRow() : undefined;
   try {
     await scanFrameRecords<WalRow>(objectKey, chunks, WAL_FRAME, {
       // Rows in the encoder's exact form are read without JSON.parse (`canonical-row.ts`).
       canonical: (bytes, start, end, ascii) =>
-        readCanonicalRow(bytes, start, end, ascii, frames !== undefined, withText),
+        readCanonicalRow(bytes, start, end, ascii, frames !== undefined, withText, into),
       line: ({ line, tag, fields }) => {
         if (checker === undefined) {
           const header = parseHeader(fields, fail);
@@ -85,14 +92,14 @@ export async function scanWal(
           return undefined;
         }
         const row = parseRow(fields, where, fail, frames !== undefined);
-        frames?.place(row, where);
-        checker.row(row, where);
+        frames?.place(row, line);
+        checker.row(row, line);
         return sink.row(row);
       },
       record: (row, line) => {
         // Line 1 is always the header, so the checker exists by now.
-        frames?.place(row, `line ${line}`);
-        checker!.row(row, `line ${line}`);
+        frames?.place(row, line);
+        checker!.row(row, line);
         return sink.row(row);
       },
     });

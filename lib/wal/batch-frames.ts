@@ -16,7 +16,7 @@
  */
 import type { WalHeader, WalRow } from './format.js';
 import type { FrameFields } from './framing.js';
-import { type Fail, isCount, show } from './wal-check.js';
+import { describe, type Fail, isCount, show, type Where } from './wal-check.js';
 
 /** One batch frame. */
 export interface BatchFrame {
@@ -39,9 +39,11 @@ export class BatchFrames {
   #left = 0;
   #rows = 0;
 
+  /** `ingestedAt` false: rows get no `ingestedAtMs` (a reader that yields none, like the tail). */
   constructor(
     private readonly header: WalHeader,
     private readonly fail: Fail,
+    private readonly ingestedAt = true,
   ) {}
 
   /** A frame line (its fields, `t` included). */
@@ -85,18 +87,18 @@ export class BatchFrames {
   }
 
   /** Sets `row`'s seq, offset and buffering time from its frame. */
-  place(row: WalRow, where: string): WalRow {
+  place(row: WalRow, where: Where): WalRow {
     const frame = this.#frame;
     if (frame === undefined || this.#left === 0) {
       this.fail(
         frame === undefined
-          ? `${where}: a row before any batch frame`
-          : `${where}: more rows than batch frame of seq ${frame.seq} holds (${frame.rows})`,
+          ? `${describe(where)}: a row before any batch frame`
+          : `${describe(where)}: more rows than batch frame of seq ${frame.seq} holds (${frame.rows})`,
       );
     }
     row.seq = frame.seq;
     row.offset = frame.firstOffset + (frame.rows - this.#left);
-    row.ingestedAtMs = frame.ingestedAtMs;
+    if (this.ingestedAt) row.ingestedAtMs = frame.ingestedAtMs;
     this.#left -= 1;
     this.#rows += 1;
     return row;

@@ -45,10 +45,27 @@ export const ROW_TEXT_NOT_READ = '{}';
 let at = 0;
 
 /**
+ * A row for `readCanonicalRow` to fill instead of allocating one: every
+ * member present (absent ones undefined), so refilling it keeps its shape.
+ */
+export function reusableRow(): WalRow {
+  return {
+    seq: 0,
+    offset: 0,
+    key: undefined,
+    delete: undefined,
+    text: undefined,
+    ingestedAtMs: undefined,
+  };
+}
+
+/**
  * The row on the line `bytes[start, end)` (valid UTF-8, without its `\n`;
  * `ascii` when it is all ASCII), when it is in canonical form; undefined to
  * let the generic path read it. A `framed` row (v3) has no seq or offset:
- * they come back as 0, for `BatchFrames.place` to set.
+ * they come back as 0, for `BatchFrames.place` to set. With `into`
+ * (`reusableRow`) the row is written there instead of a new object: for a
+ * reader that keeps no row past its handling.
  */
 export function readCanonicalRow(
   bytes: Buffer,
@@ -57,6 +74,7 @@ export function readCanonicalRow(
   ascii: boolean,
   framed = false,
   withText = true,
+  into?: WalRow,
 ): WalRow | undefined {
   // A pattern never holds `\n`, so a match cannot run past the line into the next one.
   if (!matches(bytes, start, PREFIX)) return undefined;
@@ -72,25 +90,49 @@ export function readCanonicalRow(
     offset = count(bytes);
     if (offset < 0) return undefined;
   }
-  const row: WalRow = { seq, offset };
-  const encoding = ascii ? 'latin1' : 'utf8';
+  let keyStart = -1;
+  let keyEnd = -1;
   if (matches(bytes, at, KEY)) {
     at += KEY.length;
-    const keyStart = at;
+    keyStart = at;
     if (!(bytes[at] === 0x22 ? plainString(bytes, end) : number(bytes))) return undefined;
-    row.key = bytes.toString(encoding, keyStart, at);
+    keyEnd = at;
   }
+  let isDelete = false;
   if (matches(bytes, at, DELETE)) {
     at += DELETE.length;
-    row.delete = true;
+    isDelete = true;
   }
   const last = end - 1;
   if (last <= start || bytes[last] !== 0x7d) return undefined;
-  if (at === last) return row;
-  if (!matches(bytes, at, ROW)) return undefined;
-  const rowStart = at + ROW.length;
-  if (objectEndInBytes(bytes, rowStart, last) !== last) return undefined;
-  row.text = withText ? bytes.toString(encoding, rowStart, last) : ROW_TEXT_NOT_READ;
+  let rowStart = -1;
+  if (at !== last) {
+    if (!matches(bytes, at, ROW)) return undefined;
+    rowStart = at + ROW.length;
+    if (objectEndInBytes(bytes, rowStart, last) !== last) return undefined;
+  }
+  // The line is canonical: only now are strings made.
+  const encoding = ascii ? 'latin1' : 'utf8';
+  const key = keyStart === -1 ? undefined : bytes.toString(encoding, keyStart, keyEnd);
+  const text =
+    rowStart === -1
+      ? undefined
+      : withText
+        ? bytes.toString(encoding, rowStart, last)
+        : ROW_TEXT_NOT_READ;
+  if (into !== undefined) {
+    into.seq = seq;
+    into.offset = offset;
+    into.key = key;
+    into.delete = isDelete ? true : undefined;
+    into.text = text;
+    into.ingestedAtMs = undefined;
+    return into;
+  }
+  const row: WalRow = { seq, offset };
+  if (key !== undefined) row.key = key;
+  if (isDelete) row.delete = true;
+  if (text !== undefined) row.text = text;
   return row;
 }
 

@@ -19,13 +19,23 @@ import { type Fail, WalChecker } from './wal-check.js';
 /** One item of a streamed WAL object: the header first, then each row. */
 export type WalEntry = { kind: 'header'; header: WalHeader } | { kind: 'row'; row: WalRow };
 
+/** Options of `decodeWal`. */
+export interface DecodeOptions {
+  /** False: v3 rows come without `ingestedAtMs` (for a reader that yields none). Default true. */
+  ingestedAt?: boolean;
+}
+
 /**
  * Decodes and verifies a whole WAL object. Row lines in the encoder's exact
  * form are read straight from their bytes (`canonical-row.ts`), every other
  * line through the generic parse: the same rules either way.
  */
-export function decodeWal(objectKey: string, bytes: Uint8Array): WalObject {
-  const decoder = new WalDecoder(objectKey);
+export function decodeWal(
+  objectKey: string,
+  bytes: Uint8Array,
+  options: DecodeOptions = {},
+): WalObject {
+  const decoder = new WalDecoder(objectKey, options.ingestedAt ?? true);
   let header: WalHeader | undefined;
   const rows: WalRow[] = [];
   scanFrameSync<WalRow>(objectKey, bytes, WAL_FRAME, {
@@ -82,7 +92,10 @@ class WalDecoder {
   #frames: BatchFrames | undefined;
   readonly #fail: Fail;
 
-  constructor(private readonly objectKey: string) {
+  constructor(
+    private readonly objectKey: string,
+    private readonly ingestedAt = true,
+  ) {
     this.#fail = (problem) => {
       throw new CorruptDataError(objectKey, problem);
     };
@@ -93,7 +106,7 @@ class WalDecoder {
       const header = parseHeader(fields, this.#fail);
       this.#checker = new WalChecker(header, this.#fail);
       if ((fields.v as number) >= FRAMED_BATCHES_VERSION) {
-        this.#frames = new BatchFrames(header, this.#fail);
+        this.#frames = new BatchFrames(header, this.#fail, this.ingestedAt);
       }
       this.#checkKey(header);
       return { kind: 'header', header };
@@ -105,8 +118,8 @@ class WalDecoder {
       return undefined;
     }
     const row = parseRow(fields, where, this.#fail, this.#frames !== undefined);
-    this.#frames?.place(row, where);
-    this.#checker.row(row, where);
+    this.#frames?.place(row, line);
+    this.#checker.row(row, line);
     return { kind: 'row', row };
   }
 
@@ -117,9 +130,8 @@ class WalDecoder {
 
   /** Checks a row `canonical` read, at line `line`, as `accept` checks a parsed one. */
   record(row: WalRow, line: number): WalRow {
-    const where = `line ${line}`;
-    this.#frames?.place(row, where);
-    this.#checker!.row(row, where);
+    this.#frames?.place(row, line);
+    this.#checker!.row(row, line);
     return row;
   }
 

@@ -22,6 +22,18 @@ import { WAL_HEADER_FIELDS, type WalHeader, type WalRow } from './format.js';
 /** Raises the caller's error type for a violated rule. */
 export type Fail = (problem: string) => never;
 
+/**
+ * Where a row is, for messages: a label (`rows[5]`), or a line number
+ * (`line 7`). Readers pass the number: the label is only made for a message,
+ * not for every row read.
+ */
+export type Where = string | number;
+
+/** The label of `where`. */
+export function describe(where: Where): string {
+  return typeof where === 'number' ? `line ${where}` : where;
+}
+
 /** Every header field but the shard's name and the void list is a count. */
 const INTEGER_FIELDS = WAL_HEADER_FIELDS.filter(
   (field): field is Exclude<(typeof WAL_HEADER_FIELDS)[number], 'shard' | 'voidSeqs'> =>
@@ -95,31 +107,39 @@ export class WalChecker {
     this.#nextSeq = header.firstSeq;
   }
 
-  /** Checks the next row; `where` names it in messages (`line 7`, `rows[5]`). */
-  row(row: WalRow, where: string): void {
-    const { firstSeq, lastSeq, firstRowOffset, rowCount, voidSeqs } = this.header;
+  /** Checks the next row; `where` names it in messages (`7` for line 7, `rows[5]`). */
+  row(row: WalRow, where: Where): void {
+    const { firstRowOffset, rowCount } = this.header;
     const index = this.#rows++;
-    if (index >= rowCount) this.fail(`${where}: more rows than the header's rowCount ${rowCount}`);
+    if (index >= rowCount)
+      this.fail(`${describe(where)}: more rows than the header's rowCount ${rowCount}`);
     const offset = firstRowOffset + index;
     if (row.offset !== offset) {
       this.fail(
-        `${where}: offset ${show(row.offset)}, expected ${offset} (offsets are contiguous)`,
+        `${describe(where)}: offset ${show(row.offset)}, expected ${offset} (offsets are contiguous)`,
       );
     }
     const { seq } = row;
+    // Another row of the previous row's seq needs no seq check (the first row always does).
+    if (seq !== this.#lastRowSeq || index === 0) this.#newSeq(seq, where);
+    this.#checkShape(row, where);
+  }
+
+  /** The first row of a seq: in range, after the previous one, and every seq between them void. */
+  #newSeq(seq: number, where: Where): void {
+    const { firstSeq, lastSeq, voidSeqs } = this.header;
     if (!isCount(seq) || seq < firstSeq || seq > lastSeq) {
-      this.fail(`${where}: seq ${show(seq)} is outside [${firstSeq}, ${lastSeq}]`);
+      this.fail(`${describe(where)}: seq ${show(seq)} is outside [${firstSeq}, ${lastSeq}]`);
     }
     if (seq < this.#lastRowSeq)
-      this.fail(`${where}: seq ${seq} after seq ${this.#lastRowSeq}; seqs never decrease`);
-    if (seq > this.#lastRowSeq) {
-      this.#coverUpTo(seq, where);
-      if (voidSeqs[this.#voidIndex] === seq)
-        this.fail(`${where}: seq ${seq} is listed as void but holds rows`);
-      this.#nextSeq = seq + 1;
-      this.#lastRowSeq = seq;
-    }
-    this.#checkShape(row, where);
+      this.fail(
+        `${describe(where)}: seq ${seq} after seq ${this.#lastRowSeq}; seqs never decrease`,
+      );
+    this.#coverUpTo(seq, where);
+    if (voidSeqs[this.#voidIndex] === seq)
+      this.fail(`${describe(where)}: seq ${seq} is listed as void but holds rows`);
+    this.#nextSeq = seq + 1;
+    this.#lastRowSeq = seq;
   }
 
   /** Checks what only the whole object shows: the row count and that every seq is covered. */
@@ -131,11 +151,11 @@ export class WalChecker {
   }
 
   /** Every seq from the next uncovered one up to `seq` (exclusive) must be void. */
-  #coverUpTo(seq: number, where: string): void {
+  #coverUpTo(seq: number, where: Where): void {
     const { voidSeqs } = this.header;
     while (this.#nextSeq < seq) {
       if (voidSeqs[this.#voidIndex] !== this.#nextSeq) {
-        this.fail(`${where}: seq ${this.#nextSeq} has no rows and is not listed as void`);
+        this.fail(`${describe(where)}: seq ${this.#nextSeq} has no rows and is not listed as void`);
       }
       this.#voidIndex += 1;
       this.#nextSeq += 1;
@@ -156,18 +176,19 @@ export class WalChecker {
     }
   }
 
-  #checkShape(row: WalRow, where: string): void {
-    if (row.key !== undefined && !isKeyId(row.key)) {
-      this.fail(`${where}: key must be a JSON string or number, got ${show(row.key)}`);
+  #checkShape(row: WalRow, where: Where): void {
+    const { key, text } = row;
+    if (key !== undefined && !isKeyId(key)) {
+      this.fail(`${describe(where)}: key must be a JSON string or number, got ${show(key)}`);
     }
     if (row.delete !== undefined && row.delete !== true) {
-      this.fail(`${where}: delete must be true when present, got ${show(row.delete)}`);
+      this.fail(`${describe(where)}: delete must be true when present, got ${show(row.delete)}`);
     }
     if (row.delete) {
-      if (row.key === undefined) this.fail(`${where}: a delete must have a key`);
-      if (row.text !== undefined) this.fail(`${where}: a delete must not carry a row`);
-    } else if (!isObjectText(row.text)) {
-      this.fail(`${where}: row must be a JSON object, got ${show(row.text)}`);
+      if (key === undefined) this.fail(`${describe(where)}: a delete must have a key`);
+      if (text !== undefined) this.fail(`${describe(where)}: a delete must not carry a row`);
+    } else if (!isObjectText(text)) {
+      this.fail(`${describe(where)}: row must be a JSON object, got ${show(text)}`);
     }
   }
 }

@@ -3,9 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { ShardState } from '../../lib/recovery/shard-state.js';
 import type { WalRow } from '../../lib/wal/format.js';
 
-/** The state's content (a map's insertion order is not part of it). */
+/** A copy of the state's content (a map's insertion order is not part of it; entries change in place). */
 const contentOf = (state: ShardState) => ({
-  keyed: [...state.keyed].sort(([a], [b]) => (a < b ? -1 : 1)),
+  keyed: [...state.keyed]
+    .map(([key, entry]) => [key, { ...entry }])
+    .sort(([a], [b]) => (a! < b! ? -1 : 1)),
   keyless: [...state.keyless],
   keylessCount: state.keylessCount,
   applied: { ...state.applied },

@@ -50,6 +50,23 @@ describe(scanWal, () => {
     });
   }
 
+  it('hands every row in one reused object, holding what decodeWal reads, when the sink reuses rows', async () => {
+    const seen = new Set<WalRow>();
+    const copies: WalRow[] = [];
+    await scanWal('s1', 7, chunks(BASE_BYTES, 7), {
+      header: () => true,
+      row: (row) => {
+        seen.add(row);
+        copies.push({ ...row });
+      },
+      reuseRows: true,
+    });
+    const { rows } = decodeWal(KEY, BASE_BYTES);
+    expect(rows.length).toBeGreaterThan(1);
+    expect(seen.size).toBe(1);
+    expect(copies).toEqual(rows);
+  });
+
   it('throws the same errors when the sink asks to wait at every row', async () => {
     for (const { bytes } of CORRUPT_CASES) {
       const expected = await caught(() => decodeWal(KEY, bytes));

@@ -879,8 +879,8 @@ export const MUTANTS: Mutant[] = [
     edits: [
       {
         file: 'lib/client/reader/tail-shard.ts',
-        find: '        const batch = this.#accept(rows, (row) => row.seq >= this.#fromSeq);',
-        replace: '        const batch = this.#accept(rows, (row) => row.seq > this.#fromSeq);',
+        find: '    return row.seq >= this.#fromSeq;',
+        replace: '    return row.seq > this.#fromSeq;',
       },
     ],
     tests: ['test/client/tail.test.ts'],

@@ -53,6 +53,12 @@ describe('WAL format v3', () => {
       expect(decodeWal(KEY, fixture('golden-v3.wal.gz'))).toStrictEqual(GOLDEN_V3);
     });
 
+    it('leaves out the buffering time when ingestedAt is false, and nothing else', () => {
+      const rows = GOLDEN_V3.rows.map(({ ingestedAtMs: _at, ...row }) => row);
+      const decoded = decodeWal(KEY, fixture('golden-v3.wal.gz'), { ingestedAt: false });
+      expect(decoded).toStrictEqual({ header: GOLDEN_V3.header, rows });
+    });
+
     it('finds the golden gzip object and the golden text in agreement, as gzip -dc would', () => {
       expect(gunzipSync(fixture('golden-v3.wal.gz')).toString('utf8')).toBe(GOLDEN_TEXT());
     });

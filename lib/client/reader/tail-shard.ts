@@ -33,7 +33,8 @@ import { type Manifest, manifestKey } from '../../manifest/format.js';
 import { assertShardName, positionOfKey, walKey, walPrefix } from '../../paths.js';
 import type { ObjectStore } from '../../store/object-store.js';
 import { decodeWal } from '../../wal/decode.js';
-import type { WalHeader, WalRow } from '../../wal/format.js';
+import type { WalHeader } from '../../wal/format.js';
+import { BatchItems } from './batch-items.js';
 import { newestManifest } from './newest-export.js';
 import { firstSegmentSeq, verifiedSegmentRows } from './segment-rows.js';
 import {
@@ -53,17 +54,16 @@ const START_ATTEMPTS = 3;
  * the invariants above). Without `follow` it returns at the end of the WAL;
  * with it, it waits for new objects until `signal` aborts.
  */
-export async function* tailShard(
+export function tailShard(
   store: ObjectStore,
   shard: string,
   options: TailOptions = {},
 ): AsyncGenerator<TailRow, void, undefined> {
-  for await (const batch of tailShardBatches(store, shard, options)) {
-    for (const row of batch) {
-      if (options.signal?.aborted) return;
-      yield row;
-    }
-  }
+  // The rows of the batches one by one, without a generator's cost per row.
+  return new BatchItems(
+    tailShardBatches(store, shard, options),
+    () => options.signal?.aborted === true,
+  );
 }
 
 /**
@@ -168,11 +168,10 @@ class ShardTail {
       const key = walKey(this.shard, this.#position);
       const bytes = await this.store.get(key);
       if (bytes !== undefined) {
-        const { header, rows: walRows } = decodeWal(key, bytes);
         // Segments keep no buffering time, so a tail yields none from the WAL either.
-        const rows = walRows[0]?.ingestedAtMs === undefined ? walRows : walRows.map(tailRow);
+        const { header, rows } = decodeWal(key, bytes, { ingestedAt: false });
         this.#checkFollows(key, header);
-        const batch = this.#accept(rows, (row) => row.seq >= this.#fromSeq);
+        const batch = this.#acceptWal(rows);
         this.#cursor = {
           lastSeq: header.lastSeq,
           nextOffset: header.firstRowOffset + header.rowCount,
@@ -289,28 +288,41 @@ class ShardTail {
     }
   }
 
+  /**
+   * `#accept` for a WAL object's rows (seqs never decrease in one): when its
+   * first row is wanted, so are all, and the decoder's array is the batch.
+   */
+  #acceptWal(rows: TailRow[]): TailRow[] {
+    if (rows.length === 0 || !this.#fromStart(rows[0]!)) {
+      return this.#accept(rows, (row) => this.#fromStart(row));
+    }
+    for (const row of rows) this.#checkAfter(row);
+    return rows;
+  }
+
+  /** A WAL row is yielded from the start seq on. */
+  #fromStart(row: TailRow): boolean {
+    return row.seq >= this.#fromSeq;
+  }
+
   /** The rows of `rows` that `wanted` keeps, each checked against invariant 1 before it is yielded. */
   #accept(rows: readonly TailRow[], wanted: (row: TailRow) => boolean): TailRow[] {
     const batch: TailRow[] = [];
     for (const row of rows) {
       if (!wanted(row)) continue;
-      if (row.offset <= this.#lastOffset) {
-        throw new InternalError(
-          `tail of shard ${this.shard}: row offset ${row.offset} after ${this.#lastOffset}; a row would be yielded twice or out of order`,
-        );
-      }
-      this.#lastOffset = row.offset;
+      this.#checkAfter(row);
       batch.push(row);
     }
     return batch;
   }
-}
 
-/** A WAL v3 row without its buffering time (`TailRow`); copied member by member (a rest spread costs more per row). */
-function tailRow(row: WalRow): TailRow {
-  const tail: TailRow = { seq: row.seq, offset: row.offset };
-  if (row.key !== undefined) tail.key = row.key;
-  if (row.delete !== undefined) tail.delete = row.delete;
-  if (row.text !== undefined) tail.text = row.text;
-  return tail;
+  /** Invariant 1 for the next row yielded. */
+  #checkAfter(row: TailRow): void {
+    if (row.offset <= this.#lastOffset) {
+      throw new InternalError(
+        `tail of shard ${this.shard}: row offset ${row.offset} after ${this.#lastOffset}; a row would be yielded twice or out of order`,
+      );
+    }
+    this.#lastOffset = row.offset;
+  }
 }

@@ -86,11 +86,15 @@ describe('shardwal export', () => {
         // Both far below the WAL retention (7 days by default), which must not stand in for them.
         SHARDWAL_EXPORT_RETENTION_MS: '20',
         SHARDWAL_HISTORY_RETENTION_MS: '20',
+        // No clock skew: a superseded export then goes once the export after it is older than
+        // A = max(R, 2D + S) = 2 s (D4 in lib/export/deadline.ts; D is at least 1 s).
+        SHARDWAL_CLOCK_SKEW_MS: '0',
       };
       const reports: Array<Record<string, unknown>> = [];
       for (let round = 1; round <= 4; round++) {
         await putAndFlush(put, store, round);
-        await pause(40);
+        // Before the last export, the exports before it are older than A.
+        await pause(round === 4 ? 2_200 : 40);
         const run = await cli(
           ['export', SHARD, '--table', TABLE, '--bucket', BUCKET, '--json'],
           env,
@@ -103,12 +107,13 @@ describe('shardwal export', () => {
         segments: number;
         retention: { kept: number[]; retired: number[] };
       };
-      // Export retention: only the newest two exports stay.
+      // Export retention: only the newest two exports stay, the others once their successor is
+      // older than A (until then an export slower than two later ones may still build on them).
       const manifests: string[] = [];
       for await (const key of store.list(manifestPrefix(SHARD))) manifests.push(key);
       expect(manifests).toHaveLength(2);
       expect(last.retention.kept).toEqual([3, 4]);
-      expect(last.retention.retired).toEqual([2]);
+      expect(last.retention.retired).toEqual([1, 2]);
       // History retention: the segments of the earlier exports left the manifest.
       expect(last.historyFloor).toBe(3);
       expect(last.segments).toBe(1);

@@ -16,12 +16,25 @@
  *    its rows in the report, never silently dropped. Content is compared with
  *    the WAL object holding the seq; a seq inside the export (which keeps no
  *    per-seq content) is covered only if the item predates the export.
- * 3. A seq in (R, D] that was allocated recently and has no item may still be
- *    written by a put in flight: it is sealed void (a late write then fails
- *    its condition and its caller gets an error). Every void, these and older
- *    ones alike, stays a tombstone until its lifetime is over (L4 in
- *    `lib/liveness.ts`): a put stalled past the gap seal must still find it,
- *    and so must an idempotency takeover asking what its seq holds.
+ * 3. A seq in (R, min(nextSeq − 1, D)] that has no item is sealed void,
+ *    however long ago it was allocated: a put in flight may still write it
+ *    (a late write then fails its condition and its caller gets an error),
+ *    and a put that allocated it and died may have left an idempotency
+ *    reservation naming it. Once the cursors move past it, a takeover of
+ *    that reservation reads "no item at or below `durableSeq`" as "the batch
+ *    landed" (K3, `lib/put/settle-seq.ts`), which holds only where the
+ *    flusher sealed every gap before its WAL object covered it. A seq here
+ *    was not covered that way when the record is behind S3: the restored
+ *    record handed it out again (a *reissued* seq, S3 holding another put's
+ *    rows there), and its age proves nothing (the next item may be the old
+ *    timeline's; simulation seed 6004694 acked such a put at the other put's
+ *    seq). Without a rollback an empty seq in this range has no live
+ *    reservation asking (the flusher sealed it void before covering it, and
+ *    that tombstone outlives every reservation, L4), so sealing it again is
+ *    harmless. Every void, these and older ones alike, stays a tombstone
+ *    until its lifetime is over (L4 in `lib/liveness.ts`): a put stalled past
+ *    the gap seal must still find it, and so must an idempotency takeover
+ *    asking what its seq holds.
  * 4. Items at seq > D are pending: kept, their bytes become `bufferedBytes`,
  *    and the flusher appends them after the rebuild.
  * 5. When R > D, seqs in (D, R] were acked durable but S3 does not hold them:
@@ -69,7 +82,7 @@ export interface Reconciliation {
   covered: number;
   rejected: RejectedBatchReport[];
   rejectedRows: number;
-  /** Seqs sealed void to turn away a put still in flight (rule 3). */
+  /** Seqs sealed void to turn away a put still in flight or answer a takeover of a reissued seq (rule 3). */
   sealed: number[];
   /** Seqs acked durable that S3 does not hold; `missing` of them have no item left and were sealed void (rule 5). */
   lost: { fromSeq: number; toSeq: number; missing: number } | null;
@@ -183,7 +196,7 @@ function releasedThrough(
   return newest ?? Math.min(fenced.releasedBytes, fenced.chargedBytes);
 }
 
-/** Rule 3: seals the recently allocated, unwritten seqs in (R, min(nextSeq-1, D)]. */
+/** Rule 3: seals every allocated, unwritten seq in (R, min(nextSeq-1, D)], whatever its age. */
 async function sealInFlight(
   deps: RecoveryDeps,
   input: ReconcileInput,
@@ -199,9 +212,7 @@ async function sealInFlight(
     while (index < heads.length && heads[index]!.seq < seq) index++;
     const next = heads[index];
     if (next?.seq === seq) continue;
-    // As in resolve-pending.ts: a gap was allocated no later than the next written batch.
-    const allocatedBy = next ? next.createdAtMs : (fenced.lastAllocAtMs ?? nowMs);
-    if (nowMs - allocatedBy >= deps.gapSealMs) continue; // long dead: no write can still come
+    // Rule 3: no age test. The next item may be an old timeline's (a reissued seq), so it dates nothing.
     touched = true;
     if ((await sealVoid(deps.table, shard, seq, nowMs)) === 'sealed') seqs.push(seq);
   }

@@ -134,7 +134,10 @@ export function renderRebuildReport(report: RebuildReport): string {
     out.push(line('batches', `${n(b.covered)} batch(es) already in S3${pending}`));
     if (b.sealed.length > 0)
       out.push(
-        line('sealed', `seqs ${b.sealed.join(', ')} sealed void (a late put there now fails)`),
+        line(
+          'sealed',
+          `seqs ${b.sealed.join(', ')} sealed void (a late put there now fails, a takeover reads them as not landed)`,
+        ),
       );
     for (const rejected of b.rejected) {
       out.push(

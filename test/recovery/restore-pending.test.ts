@@ -3,7 +3,10 @@
  * pending when it was restored (found by the simulation's record restore,
  * seed 316): rebuild must keep `nextSeq` above every pending batch it finds,
  * or the record says nothing is pending, the flusher never reads them, and
- * acked rows expire unflushed.
+ * acked rows expire unflushed. And it must seal the seqs the restored record
+ * handed out again and nobody wrote (seed 6004694), or a takeover of a dead
+ * put's reservation naming one reads it as landed (rule 3 in
+ * `lib/recovery/reconcile-batches.ts`).
  */
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
@@ -15,11 +18,14 @@ import {
   queryShardItems,
   shardPk,
 } from '../../lib/memtable/table.js';
+import { PutFaultPoint } from '../../lib/put/fault-points.js';
+import { putRows } from '../../lib/put/put-rows.js';
+import { parsePutValue } from '../../lib/put/schema.js';
 import { rebuildShard } from '../../lib/recovery/rebuild.js';
 import { verifyShard } from '../../lib/recovery/verify.js';
 import { fixture, useDynalite } from '../support/harness.js';
 import { expireBatchItems } from '../support/shard-item.js';
-import { readWalChain } from '../support/wal-chain.js';
+import { drain, readWalChain } from '../support/wal-chain.js';
 import { recoveryDepsOf, TestShard } from './support.js';
 
 const dynalite = useDynalite();
@@ -58,6 +64,61 @@ describe('rebuildShard', () => {
       '{"n":2}',
       '{"n":3}',
       '{"n":4}',
+    ]);
+  });
+
+  it('seals a reissued seq a dead idempotent put reserved, so its retry is not answered with another put’s seq (seed 6004694)', async () => {
+    const f = await fixture(dynalite());
+    const s = new TestShard(f);
+    const key = { pk: { S: shardPk('s1') }, sk: { S: META_SK } };
+    await s.put({ rows: [{ n: 1 }] });
+    const backup = await f.table.client.send(
+      new GetItemCommand({ TableName: f.table.tableName, Key: key, ConsistentRead: true }),
+    ); // durableSeq 0, nextSeq 2
+    await s.put({ rows: [{ n: 2 }] });
+    await s.flush(); // position 0: seqs 1-2
+    await expireBatchItems(f.table, 's1', 2);
+    await f.table.client.send(
+      new PutItemCommand({ TableName: f.table.tableName, Item: backup.Item! }),
+    );
+
+    // An idempotent put takes seq 2 again (S3 holds {n:2} there), reserves its key naming it,
+    // and dies before writing its batch.
+    const put = (faults?: (point: string) => Promise<void> | undefined) =>
+      putRows(
+        { ...f.put, faults },
+        {
+          shard: 's1',
+          body: parsePutValue({ rows: [{ n: 'p' }] }, 10_000),
+          durability: 'buffered',
+          idempotencyKey: 'key-p',
+        },
+      );
+    let claimed!: () => void;
+    const reachedClaim = new Promise<void>((resolve) => {
+      claimed = resolve;
+    });
+    void put((point) => {
+      if (point !== PutFaultPoint.afterClaim) return undefined;
+      claimed();
+      return new Promise<void>(() => undefined);
+    });
+    await reachedClaim;
+
+    // The operator's rebuild comes later than the gap seal; then the put's retry, past its lease.
+    f.clock.advance(Math.max(f.config.gapSealMs, f.config.reservationLeaseMs) + 1);
+    expect((await rebuildShard(recoveryDepsOf(f), 's1')).status).toBe('rebuilt');
+    expect(await readShardRecord(f.table, 's1')).toMatchObject({ durableSeq: 2, nextSeq: 3 });
+    const retry = await put();
+    expect(retry).toMatchObject({ repeated: false, ack: { seq: 3 } });
+
+    f.clock.advance(f.config.gapSealMs + 1);
+    await drain(f.flushDeps('drain'), 's1');
+    const chain = await readWalChain(f.memory, 's1');
+    expect(chain.flatMap((o) => o.rows.map((r) => r.text))).toEqual([
+      '{"n":1}',
+      '{"n":2}',
+      '{"n":"p"}',
     ]);
   });
 });

@@ -1619,6 +1619,20 @@ export const MUTANTS: Mutant[] = [
     ],
     tests: ['test/flush/record-behind.test.ts', 'test/fence/commit.test.ts'],
   },
+  {
+    name: 'rebuild-dates-reissued-seq-by-next-item',
+    breaks:
+      'rebuild rule 3: every empty seq a record behind S3 allocated is sealed void, whatever its age',
+    edits: [
+      {
+        file: 'lib/recovery/reconcile-batches.ts',
+        find: "    // Rule 3: no age test. The next item may be an old timeline's (a reissued seq), so it dates nothing.\n",
+        replace:
+          '    const allocatedBy = next ? next.createdAtMs : (fenced.lastAllocAtMs ?? nowMs);\n    if (nowMs - allocatedBy >= deps.gapSealMs) continue;\n',
+      },
+    ],
+    tests: ['test/recovery/restore-pending.test.ts'],
+  },
   // The Iceberg tables' planted bugs: killed by their own tests (the simulation does not model tables).
   ...TABLE_MUTANTS,
 ];

@@ -97,12 +97,15 @@ describe('simulation', () => {
     expect(result.violations).toEqual([]);
   });
 
-  it('loses no put a record restored behind retired WAL slots took (seeds 2000022 and 2000028)', async () => {
+  it('loses no put a record restored behind retired WAL slots took (seeds 2000022, 2000028 and 6004694)', async () => {
     // The restored record's walNextPos named slots retention had deleted: the flusher wrote
     // there, below the export, and called puts at reissued seqs durable, which the rebuild then
     // took as covered (fixed: I8 and I9 in lib/flush/flush-shard.ts); and the model's operator
-    // did not re-run a `recover` that failed (fixed in run-schedule.ts).
-    for (const seed of [2_000_022, 2_000_028]) {
+    // did not re-run a `recover` that failed (fixed in run-schedule.ts). In 6004694 an
+    // idempotent put died after reserving a reissued seq; the rebuild left that seq empty (its
+    // next item was the old timeline's, so it looked long dead) and the retry's takeover read
+    // it as landed (fixed: rule 3 in lib/recovery/reconcile-batches.ts).
+    for (const seed of [2_000_022, 2_000_028, 6_004_694]) {
       const result = await runSchedule(paramsFor(seed), 0);
       expect(result.violations).toEqual([]);
       expect(result.stats.lifecycle.restores).toBe(1);

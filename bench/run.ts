@@ -135,25 +135,10 @@ async function requestsByKind(dir: string, endpoint: string): Promise<KindCount[
   const flushStore = new InstrumentedObjectStore(objects);
   const intervalMs = 250;
   const config = validateSettings({ flushIntervalMs: intervalMs, durablePollMs: COMMIT_DELAY_MS });
-  const table = { client: putClient.client, tableName, spill: payloadSpill(config, () => store) };
-  const putDeps: PutDeps = {
-    table,
-    config,
-    requestFlush: async () => undefined,
-    now: Date.now,
-    sleep: (ms) => sleep(ms),
-  };
-  const flushDeps: FlushDeps = {
-    table: { client: flushClient.client, tableName, spill: payloadSpill(config, () => flushStore) },
-    store: flushStore,
-    owner: 'bench',
-    maxWalObjectBytes: config.maxWalObjectBytes,
-    gapSealMs: config.gapSealMs,
-    leaseMs: config.leaseMs,
-    walRetentionMs: config.walRetentionMs,
-    clockSkewMs: config.clockSkewMs,
-    now: Date.now,
-  };
+  const { putDeps, flushDeps } = benchDeps(tableName, putClient, flushClient, store, config, {
+    flushStore,
+    spill: true,
+  });
   const ticker = gridTicker(intervalMs, flushDeps, () => undefined);
   ticker.start();
   const jobs = workload(seededRandom(SEED), KIND_PUTS, ROWS, SHARDS);
@@ -234,25 +219,33 @@ function printKinds(counts: KindCount[]) {
   );
 }
 
-/** The put and flush dependencies of a run: each its own client on `tableName`, real clocks. */
+/**
+ * The put and flush dependencies of a run: each its own client on `tableName`,
+ * real clocks; with `spill`, large payloads spill to the store each side uses
+ * (the flusher's own `flushStore` when given, so its requests count apart).
+ */
 function benchDeps(
   tableName: string,
   putClient: { client: DynamoDBClient },
   flushClient: { client: DynamoDBClient },
   store: ObjectStore,
   config: ShardwalConfig,
+  options: { flushStore?: ObjectStore; spill?: boolean } = {},
 ): { putDeps: PutDeps; flushDeps: FlushDeps } {
+  const flushStore = options.flushStore ?? store;
+  const spillTo = (to: ObjectStore) =>
+    options.spill ? { spill: payloadSpill(config, () => to) } : {};
   return {
     putDeps: {
-      table: { client: putClient.client, tableName },
+      table: { client: putClient.client, tableName, ...spillTo(store) },
       config,
       requestFlush: async () => undefined,
       now: Date.now,
       sleep: (ms) => sleep(ms),
     },
     flushDeps: {
-      table: { client: flushClient.client, tableName },
-      store,
+      table: { client: flushClient.client, tableName, ...spillTo(flushStore) },
+      store: flushStore,
       owner: 'bench',
       maxWalObjectBytes: config.maxWalObjectBytes,
       gapSealMs: config.gapSealMs,

@@ -12,7 +12,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
-import type { DataColumns } from './data-columns.js';
+import type { DataColumns, FixedColumns } from './data-columns.js';
 import type { TypedValue } from './project.js';
 import { decimalOf, FieldId, type IcebergField, type IcebergSchema } from './schema.js';
 
@@ -33,14 +33,7 @@ export const ROW_GROUP_ROWS = 100_000;
 type SchemaElement = ConstructorParameters<typeof ParquetWriter>[0]['schema'][number];
 
 /** One table row as the data file stores it (compaction reads files back into these). */
-export interface TableRow {
-  shard: string;
-  seq: number;
-  offset: number;
-  position: number;
-  ingestedAtMs: number;
-  key: string | null;
-  op: string;
+export interface TableRow extends FixedColumns {
   text: string | null;
   /** Typed columns, in the schema's order after the fixed ones. */
   typed: TypedValue[];

@@ -30,7 +30,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { type ShardwalConfig, validateSettings } from '../lib/config.js';
-import type { FlushDeps } from '../lib/flush/flush-shard.js';
+import { type FlushDeps, flushSettings } from '../lib/flush/flush-shard.js';
 import { ensureTable } from '../lib/memtable/create-table.js';
 import { startDynalite } from '../lib/memtable/dynalite-server.js';
 import { payloadSpill } from '../lib/memtable/spill.js';
@@ -247,11 +247,7 @@ function benchDeps(
       table: { client: flushClient.client, tableName, ...spillTo(flushStore) },
       store: flushStore,
       owner: 'bench',
-      maxWalObjectBytes: config.maxWalObjectBytes,
-      gapSealMs: config.gapSealMs,
-      leaseMs: config.leaseMs,
-      walRetentionMs: config.walRetentionMs,
-      clockSkewMs: config.clockSkewMs,
+      ...flushSettings(config),
       now: Date.now,
     },
   };

@@ -50,7 +50,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { validateSettings } from '../lib/config.js';
 import { emulatorClientOptions } from '../lib/emulator-options.js';
-import { type FlushDeps, flushShard } from '../lib/flush/flush-shard.js';
+import { type FlushDeps, flushSettings, flushShard } from '../lib/flush/flush-shard.js';
 import { lambdaContext } from '../lib/local/lambda-context.js';
 import { ensureTable } from '../lib/memtable/create-table.js';
 import { listPendingShards } from '../lib/memtable/pending-index.js';
@@ -420,11 +420,7 @@ async function measure(
   const config = validateSettings({ flushIntervalMs: INTERVAL_MS });
   const base = {
     owner: 'ticker',
-    maxWalObjectBytes: config.maxWalObjectBytes,
-    gapSealMs: config.gapSealMs,
-    leaseMs: config.leaseMs,
-    walRetentionMs: config.walRetentionMs,
-    clockSkewMs: config.clockSkewMs,
+    ...flushSettings(config),
   };
   const put: PutDeps = {
     table: setup,

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { configFromEnv, resourcesFromEnv, type ShardwalConfig } from '../config.js';
-import type { FlushDeps } from '../flush/flush-shard.js';
+import { type FlushDeps, flushSettings } from '../flush/flush-shard.js';
 import { itemLifetimes } from '../liveness.js';
 import { payloadSpill } from '../memtable/spill.js';
 import type { Table } from '../memtable/table.js';
@@ -82,11 +82,7 @@ export function serviceFromEnv(
     table,
     store: getStore(),
     owner,
-    maxWalObjectBytes: config.maxWalObjectBytes,
-    gapSealMs: config.gapSealMs,
-    leaseMs: config.leaseMs,
-    walRetentionMs: config.walRetentionMs,
-    clockSkewMs: config.clockSkewMs,
+    ...flushSettings(config),
     now,
   });
   const takeover = (owner: string = randomUUID()): RebuildTakeover => {

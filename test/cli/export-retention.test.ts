@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateSettings } from '../../lib/config.js';
-import { flushShard } from '../../lib/flush/flush-shard.js';
+import { flushSettings, flushShard } from '../../lib/flush/flush-shard.js';
 import { manifestPrefix } from '../../lib/manifest/format.js';
 import { ensureTable } from '../../lib/memtable/create-table.js';
 import { type DynaliteServer, startDynalite } from '../../lib/memtable/dynalite-server.js';
@@ -52,11 +52,7 @@ async function putAndFlush(
       table: deps.table,
       store,
       owner: 'test-flusher',
-      maxWalObjectBytes: deps.config.maxWalObjectBytes,
-      gapSealMs: deps.config.gapSealMs,
-      leaseMs: deps.config.leaseMs,
-      walRetentionMs: deps.config.walRetentionMs,
-      clockSkewMs: deps.config.clockSkewMs,
+      ...flushSettings(deps.config),
       now: Date.now,
     },
     SHARD,

@@ -21,7 +21,7 @@ import { exportDeadlineMs } from '../../lib/export/deadline.js';
 import { type ExportDeps, ExportFaultPoint } from '../../lib/export/deps.js';
 import { exportShard } from '../../lib/export/export-shard.js';
 import type { LeaseTimers } from '../../lib/fence/lease-keeper.js';
-import { type FlushDeps, flushShard } from '../../lib/flush/flush-shard.js';
+import { type FlushDeps, flushSettings, flushShard } from '../../lib/flush/flush-shard.js';
 import { handlePut } from '../../lib/http/put-route.js';
 import { itemLifetimes, voidLifetimeMs } from '../../lib/liveness.js';
 import { ensureTable } from '../../lib/memtable/create-table.js';
@@ -270,11 +270,7 @@ export async function runSchedule(
     table,
     store,
     owner,
-    maxWalObjectBytes: config.maxWalObjectBytes,
-    gapSealMs: config.gapSealMs,
-    leaseMs: config.leaseMs,
-    walRetentionMs: config.walRetentionMs,
-    clockSkewMs: config.clockSkewMs,
+    ...flushSettings(config),
     now: world.clock,
     timers: NO_TIMERS,
   });

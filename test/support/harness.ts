@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { type ShardwalConfig, validateSettings } from '../../lib/config.js';
-import type { FlushDeps } from '../../lib/flush/flush-shard.js';
+import { type FlushDeps, flushSettings } from '../../lib/flush/flush-shard.js';
 import { itemLifetimes } from '../../lib/liveness.js';
 import { ensureTable } from '../../lib/memtable/create-table.js';
 import { type DynaliteServer, startDynalite } from '../../lib/memtable/dynalite-server.js';
@@ -108,11 +108,7 @@ export async function fixture(
       table,
       store,
       owner,
-      maxWalObjectBytes: config.maxWalObjectBytes,
-      gapSealMs: config.gapSealMs,
-      leaseMs: config.leaseMs,
-      walRetentionMs: config.walRetentionMs,
-      clockSkewMs: config.clockSkewMs,
+      ...flushSettings(config),
       now: clock.now,
       ...overrides,
     }),

@@ -27,6 +27,7 @@ import {
   gzipSync,
   inflateSync,
 } from 'node:zlib';
+import { batchSk } from '../../lib/memtable/table.js';
 import { writeUnits } from './billing/dynamodb-units.js';
 import { itemSize } from './billing/item-size.js';
 import { PRICES_US_EAST_1, priceOf } from './billing/prices.js';
@@ -43,7 +44,7 @@ export interface Codec {
 /** Bytes of a batch item's attributes other than its payload (the layout of `lib/memtable/batch-item.ts`). */
 export const BATCH_ITEM_OVERHEAD_BYTES = itemSize({
   pk: { S: 'shard#s000' },
-  sk: { S: `batch#${'0'.repeat(19)}1` },
+  sk: { S: batchSk(1) },
   kind: { S: 'rows' },
   parts: { N: '1' },
   rowCount: { N: '100' },

@@ -21,6 +21,7 @@ import {
   type ScanCommandOutput,
   type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
+import { isBatchSk } from '../../lib/memtable/table.js';
 import { type Item, itemStorageBytes } from './billing/item-size.js';
 import type { CommandSender } from './billing/table-schema.js';
 
@@ -37,7 +38,7 @@ export type ItemClass = (typeof ItemClass)[keyof typeof ItemClass];
 export function itemClass(pk: string, sk: string): ItemClass {
   if (pk.startsWith('idem#')) return ItemClass.idempotency;
   if (sk === 'meta') return ItemClass.shardRecord;
-  if (sk.startsWith('batch#')) return ItemClass.batch;
+  if (isBatchSk(sk)) return ItemClass.batch;
   return ItemClass.other;
 }
 

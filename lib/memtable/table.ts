@@ -74,6 +74,11 @@ export function batchSk(seq: number): string {
   return `${BATCH_SK_PREFIX}${padPosition(seq)}`;
 }
 
+/** True for the sort key of a batch item, head or chunk (`batchSk`, `batchPartSk`). */
+export function isBatchSk(sk: string): boolean {
+  return sk.startsWith(BATCH_SK_PREFIX);
+}
+
 /** The seq of a batch head's sort key (`batchSk`). */
 export function seqOfBatchSk(sk: string): number {
   return Number(sk.slice(BATCH_SK_PREFIX.length));

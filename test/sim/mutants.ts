@@ -1524,8 +1524,8 @@ export const MUTANTS: Mutant[] = [
     edits: [
       {
         file: 'lib/memtable/allocate.ts',
-        find: 'pendingSinceMs = if_not_exists(pendingSinceMs, :now) ADD',
-        replace: 'pendingSinceMs = :now ADD',
+        find: 'pendingSinceMs = if_not_exists(pendingSinceMs, :now),',
+        replace: 'pendingSinceMs = :now,',
       },
     ],
     tests: ['test/put/stall.test.ts', 'test/put/pending-expiry.test.ts'],
@@ -1588,9 +1588,8 @@ export const MUTANTS: Mutant[] = [
     edits: [
       {
         file: 'lib/flush/flush-shard.ts',
-        find: '  if (behind) return poison(deps, shard, behind, epoch, record.walNextPos);',
-        replace:
-          '  if (behind && behind.length < 0) return poison(deps, shard, behind, epoch, record.walNextPos);',
+        find: '    if (behind) return poison(deps, claim, behind);',
+        replace: '    if (behind && behind.length < 0) return poison(deps, claim, behind);',
       },
     ],
     tests: ['test/flush/record-behind.test.ts'],

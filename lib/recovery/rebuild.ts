@@ -109,18 +109,32 @@ export async function rebuildShard(
   });
   // A stop puts the poison back as it was; another rebuild's fence is not put back.
   const underRebuild = before?.rebuildEpoch !== undefined;
-  return holdFence(deps, fenced, () =>
-    completeRebuild(deps, {
+  return holdFence(deps, fenced, async () => {
+    // The record went back between step 1 and the fence (restored from a backup): the
+    // replay indexed only the objects above the old `durableSeq`, and reconciliation must
+    // find the content of every seq above the fenced one (rule 2 in reconcile-batches.ts),
+    // or batches the WAL holds read as unlocatable and are quarantined. Replay again,
+    // under the fence, indexing from the fenced record.
+    const rolledBack = fenced.durableSeq < (before?.durableSeq ?? 0);
+    const used = rolledBack
+      ? await replayShard(deps.store, shard, {
+          useExport: options.useExport,
+          indexSeqsAbove: fenced.durableSeq,
+          targetPosition: fenced.walNextPos,
+          onProgress: progress,
+        })
+      : replay;
+    return completeRebuild(deps, {
       shard,
       fenced,
-      replay,
-      report,
+      replay: used,
+      report: rolledBack ? initialReport(shard, used, snapshotCursors(before)) : report,
       started,
       indexSeqsAbove: Math.min(before?.durableSeq ?? 0, fenced.durableSeq),
       onProgress: progress,
       poisonAfterStop: (stop) => (underRebuild ? stoppedPoison(shard, stop) : before?.poison),
-    }),
-  );
+    });
+  });
 }
 
 /** A rebuild past its fence (steps 4-6), as a rebuild or a takeover hands it over. */

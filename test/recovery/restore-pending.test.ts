@@ -6,7 +6,9 @@
  * acked rows expire unflushed. And it must seal the seqs the restored record
  * handed out again and nobody wrote (seed 6004694), or a takeover of a dead
  * put's reservation naming one reads it as landed (rule 3 in
- * `lib/recovery/reconcile-batches.ts`).
+ * `lib/recovery/reconcile-batches.ts`). And a restore that lands while a
+ * rebuild replays, before its fence, must not make the batches the WAL holds
+ * unlocatable (seed 10008577).
  */
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
@@ -23,6 +25,7 @@ import { putRows } from '../../lib/put/put-rows.js';
 import { parsePutValue } from '../../lib/put/schema.js';
 import { rebuildShard } from '../../lib/recovery/rebuild.js';
 import { verifyShard } from '../../lib/recovery/verify.js';
+import type { ListOptions } from '../../lib/store/object-store.js';
 import { fixture, useDynalite } from '../support/harness.js';
 import { expireBatchItems } from '../support/shard-item.js';
 import { drain, readWalChain } from '../support/wal-chain.js';
@@ -147,5 +150,44 @@ describe('verifyShard', () => {
     }
     expect(expiries).toHaveLength(2);
     for (const at of expiries) expect(at).toBeGreaterThanOrEqual(f.clock.now() + batchMs - 1_000);
+  });
+
+  it('finds the WAL content of every seq above a record restored during its replay, quarantining none (seed 10008577)', async () => {
+    const f = await fixture(dynalite());
+    const s = new TestShard(f);
+    const key = { pk: { S: shardPk('s1') }, sk: { S: META_SK } };
+    await s.put({ rows: [{ n: 1 }] });
+    const backup = await f.table.client.send(
+      new GetItemCommand({ TableName: f.table.tableName, Key: key, ConsistentRead: true }),
+    ); // durableSeq 0, nextSeq 2
+    await s.put({ rows: [{ n: 2 }] });
+    await s.flush(); // position 0: seqs 1-2, their items still there
+
+    // The operator's restore lands while the rebuild reads the WAL: after its first read of
+    // the record (durableSeq 2), before its fence (which then finds durableSeq 0).
+    let restored = false;
+    const store = new Proxy(f.store, {
+      get(target, prop) {
+        if (prop === 'list') {
+          return async function* (prefix: string, options?: ListOptions) {
+            if (!restored && prefix.includes('/wal/')) {
+              restored = true;
+              await f.table.client.send(
+                new PutItemCommand({ TableName: f.table.tableName, Item: backup.Item! }),
+              );
+            }
+            yield* target.list(prefix, options);
+          };
+        }
+        const value = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+
+    const report = await rebuildShard({ ...recoveryDepsOf(f), store }, 's1');
+    expect(restored).toBe(true);
+    expect(report.status).toBe('rebuilt');
+    expect(report.batches?.rejected).toEqual([]);
+    expect(report.cursors.after).toMatchObject({ durableSeq: 2 });
   });
 });

@@ -1632,6 +1632,19 @@ export const MUTANTS: Mutant[] = [
     ],
     tests: ['test/recovery/restore-pending.test.ts'],
   },
+  {
+    name: 'rebuild-keeps-replay-of-a-rolled-back-record',
+    breaks:
+      'rebuild: a record that went back before the fence is replayed again, so every seq above it finds its WAL content',
+    edits: [
+      {
+        file: 'lib/recovery/rebuild.ts',
+        find: '    const rolledBack = fenced.durableSeq < (before?.durableSeq ?? 0);',
+        replace: '    const rolledBack = fenced.durableSeq < 0;',
+      },
+    ],
+    tests: ['test/recovery/restore-pending.test.ts'],
+  },
   // The Iceberg tables' planted bugs: killed by their own tests (the simulation does not model tables).
   ...TABLE_MUTANTS,
 ];

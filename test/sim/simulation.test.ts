@@ -97,15 +97,18 @@ describe('simulation', () => {
     expect(result.violations).toEqual([]);
   });
 
-  it('loses no put a record restored behind retired WAL slots took (seeds 2000022, 2000028 and 6004694)', async () => {
+  it('loses no put a record restored behind retired WAL slots took (seeds 2000022, 2000028, 6004694 and 10008577)', async () => {
     // The restored record's walNextPos named slots retention had deleted: the flusher wrote
     // there, below the export, and called puts at reissued seqs durable, which the rebuild then
     // took as covered (fixed: I8 and I9 in lib/flush/flush-shard.ts); and the model's operator
     // did not re-run a `recover` that failed (fixed in run-schedule.ts). In 6004694 an
     // idempotent put died after reserving a reissued seq; the rebuild left that seq empty (its
     // next item was the old timeline's, so it looked long dead) and the retry's takeover read
-    // it as landed (fixed: rule 3 in lib/recovery/reconcile-batches.ts).
-    for (const seed of [2_000_022, 2_000_028, 6_004_694]) {
+    // it as landed (fixed: rule 3 in lib/recovery/reconcile-batches.ts). In 10008577 the
+    // restore landed while a rebuild replayed, before its fence: the replay had indexed only the
+    // objects above the old durableSeq, so batches the WAL held were quarantined as well (fixed:
+    // rebuildShard replays again under the fence when the record went back).
+    for (const seed of [2_000_022, 2_000_028, 6_004_694, 10_008_577]) {
       const result = await runSchedule(paramsFor(seed), 0);
       expect(result.violations).toEqual([]);
       expect(result.stats.lifecycle.restores).toBe(1);

@@ -26,22 +26,31 @@ import { parsePutValue } from '../../lib/put/schema.js';
 import { rebuildShard } from '../../lib/recovery/rebuild.js';
 import { verifyShard } from '../../lib/recovery/verify.js';
 import type { ListOptions } from '../../lib/store/object-store.js';
-import { fixture, useDynalite } from '../support/harness.js';
+import { type Fixture, fixture, useDynalite } from '../support/harness.js';
 import { expireBatchItems } from '../support/shard-item.js';
 import { drain, readWalChain } from '../support/wal-chain.js';
 import { recoveryDepsOf, TestShard } from './support.js';
 
 const dynalite = useDynalite();
 
+/** Takes a backup of shard `shard`'s record; the function it returns puts it back (a restore). */
+async function backUpRecord(f: Fixture, shard: string): Promise<() => Promise<void>> {
+  const { table } = f;
+  const Key = { pk: { S: shardPk(shard) }, sk: { S: META_SK } };
+  const backup = await table.client.send(
+    new GetItemCommand({ TableName: table.tableName, Key, ConsistentRead: true }),
+  );
+  return async () => {
+    await table.client.send(new PutItemCommand({ TableName: table.tableName, Item: backup.Item! }));
+  };
+}
+
 describe('rebuildShard', () => {
   it('keeps nextSeq above the pending batches of a record restored behind them', async () => {
     const f = await fixture(dynalite());
     const s = new TestShard(f);
-    const key = { pk: { S: shardPk('s1') }, sk: { S: META_SK } };
     await s.put({ rows: [{ n: 1 }] });
-    const backup = await f.table.client.send(
-      new GetItemCommand({ TableName: f.table.tableName, Key: key, ConsistentRead: true }),
-    ); // durableSeq 0, nextSeq 2
+    const restore = await backUpRecord(f, 's1'); // durableSeq 0, nextSeq 2
     await s.put({ rows: [{ n: 2 }] });
     await s.flush(); // position 0: seqs 1-2
     const pendingSeqs = [await s.put({ rows: [{ n: 3 }] }), await s.put({ rows: [{ n: 4 }] })];
@@ -49,9 +58,7 @@ describe('rebuildShard', () => {
 
     // The table is restored from the backup once the flushed items expired: S3 holds seqs 1-2,
     // the record says nothing is durable and seq 2 is the last allocated, seqs 3-4 are pending.
-    await f.table.client.send(
-      new PutItemCommand({ TableName: f.table.tableName, Item: backup.Item! }),
-    );
+    await restore();
     await expireBatchItems(f.table, 's1', 2);
 
     const report = await rebuildShard(recoveryDepsOf(f), 's1');
@@ -73,17 +80,12 @@ describe('rebuildShard', () => {
   it('seals a reissued seq a dead idempotent put reserved, so its retry is not answered with another put’s seq (seed 6004694)', async () => {
     const f = await fixture(dynalite());
     const s = new TestShard(f);
-    const key = { pk: { S: shardPk('s1') }, sk: { S: META_SK } };
     await s.put({ rows: [{ n: 1 }] });
-    const backup = await f.table.client.send(
-      new GetItemCommand({ TableName: f.table.tableName, Key: key, ConsistentRead: true }),
-    ); // durableSeq 0, nextSeq 2
+    const restore = await backUpRecord(f, 's1'); // durableSeq 0, nextSeq 2
     await s.put({ rows: [{ n: 2 }] });
     await s.flush(); // position 0: seqs 1-2
     await expireBatchItems(f.table, 's1', 2);
-    await f.table.client.send(
-      new PutItemCommand({ TableName: f.table.tableName, Item: backup.Item! }),
-    );
+    await restore();
 
     // An idempotent put takes seq 2 again (S3 holds {n:2} there), reserves its key naming it,
     // and dies before writing its batch.
@@ -130,15 +132,10 @@ describe('verifyShard', () => {
   it('extends the expiry of pending batches above a restored record’s nextSeq (seed 435)', async () => {
     const f = await fixture(dynalite());
     const s = new TestShard(f);
-    const key = { pk: { S: shardPk('s1') }, sk: { S: META_SK } };
     await s.put({ rows: [{ n: 1 }] });
-    const backup = await f.table.client.send(
-      new GetItemCommand({ TableName: f.table.tableName, Key: key, ConsistentRead: true }),
-    ); // durableSeq 0, nextSeq 2: seq 1 pending
+    const restore = await backUpRecord(f, 's1'); // durableSeq 0, nextSeq 2: seq 1 pending
     const above = await s.put({ rows: [{ n: 2 }] }); // seq 2, pending, above the backup's nextSeq
-    await f.table.client.send(
-      new PutItemCommand({ TableName: f.table.tableName, Item: backup.Item! }),
-    );
+    await restore();
 
     // Until the operator's rebuild, the scheduled verify must keep seq 2 alive too.
     const { batchMs } = lifetimesOf(f.table);
@@ -155,11 +152,8 @@ describe('verifyShard', () => {
   it('finds the WAL content of every seq above a record restored during its replay, quarantining none (seed 10008577)', async () => {
     const f = await fixture(dynalite());
     const s = new TestShard(f);
-    const key = { pk: { S: shardPk('s1') }, sk: { S: META_SK } };
     await s.put({ rows: [{ n: 1 }] });
-    const backup = await f.table.client.send(
-      new GetItemCommand({ TableName: f.table.tableName, Key: key, ConsistentRead: true }),
-    ); // durableSeq 0, nextSeq 2
+    const restore = await backUpRecord(f, 's1'); // durableSeq 0, nextSeq 2
     await s.put({ rows: [{ n: 2 }] });
     await s.flush(); // position 0: seqs 1-2, their items still there
 
@@ -172,9 +166,7 @@ describe('verifyShard', () => {
           return async function* (prefix: string, options?: ListOptions) {
             if (!restored && prefix.includes('/wal/')) {
               restored = true;
-              await f.table.client.send(
-                new PutItemCommand({ TableName: f.table.tableName, Item: backup.Item! }),
-              );
+              await restore();
             }
             yield* target.list(prefix, options);
           };

@@ -59,6 +59,8 @@ export type IdempotencyRecord =
       seq: number;
       rows: number;
       leaseExpiresAtMs: number;
+      /** The end of the key's window (L4 in `lib/liveness.ts`: voids outlive it). */
+      expiresAtMs: number;
     };
 
 /** A new reservation: who owns it and what its put allocated. */
@@ -131,6 +133,7 @@ export async function readIdempotencyRecord(
     seq: num(item, 'seq', 0),
     rows: num(item, 'rows', 0),
     leaseExpiresAtMs: num(item, 'leaseExpiresAtMs', 0),
+    expiresAtMs: num(item, 'expiresAtMs', 0),
   };
 }
 

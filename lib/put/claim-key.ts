@@ -9,12 +9,18 @@
  *   - done (a record of an earlier version) → its ack;
  *   - pending, and the owner's batch is at its seq (K6) → that batch's ack;
  *   - pending, lease live → InProgressError (409);
+ *   - pending and our own (a create whose response was lost) → ours;
  *   - pending, lease expired (its put is past its deadline, L3): settle the
  *     seq it recorded (K3). Landed → answer that ack; not landed (now
- *     provably: sealed void) → take the reservation over, naming our seq.
+ *     provably: sealed void) → take the reservation over, naming our seq;
+ *     past the key's window (the settle could no longer tell) → the window
+ *     is over, create afresh.
  * Races between takers are decided by conditional writes; a loser re-reads.
+ * A reservation is created or taken over only before the put's deadline
+ * (L1): a void at the seq it names then outlives the key's window (L4),
+ * which is what lets a settle read an emptied durable seq as landed.
  */
-import { InProgressError, KeyReusedError } from '../errors.js';
+import { InProgressError, KeyReusedError, PutDeadlineError } from '../errors.js';
 import { readBatchHead } from '../memtable/batch-heads.js';
 import {
   createReservation,
@@ -34,6 +40,8 @@ export type KeyClaim = { kind: 'ours' } | { kind: 'answer'; ack: PutAck };
 export interface ClaimContext {
   table: Table;
   now: () => number;
+  /** The put's deadline (L1): no reservation is created or taken over from then on. */
+  deadlineAtMs: number;
 }
 
 /** Rounds of create/read/take-over before a contended key is answered "in progress". */
@@ -44,6 +52,7 @@ export async function claimKey(ctx: ClaimContext, input: ReservationInput): Prom
   const { table } = ctx;
   for (let round = 1; round <= CLAIM_ROUNDS; round++) {
     const nowMs = ctx.now();
+    if (nowMs >= ctx.deadlineAtMs) throw new PutDeadlineError(input.shard, input.seq);
     if (await createReservation(table, { ...input, nowMs })) return { kind: 'ours' };
     const record = await readIdempotencyRecord(table, input.shard, input.key, nowMs);
     if (!record) continue; // released or past its window since: create again
@@ -51,6 +60,7 @@ export async function claimKey(ctx: ClaimContext, input: ReservationInput): Prom
     const ack = await landedAck(table, input.shard, record);
     if (ack) return { kind: 'answer', ack };
     if (record.state === 'done') continue; // unreachable: a done record has its ack
+    if (record.owner === input.owner) return { kind: 'ours' }; // our create; its response was lost
     if (record.leaseExpiresAtMs >= nowMs) {
       throw new InProgressError(input.key, retryAfterSeconds(record.leaseExpiresAtMs - nowMs));
     }
@@ -58,9 +68,10 @@ export async function claimKey(ctx: ClaimContext, input: ReservationInput): Prom
       table,
       input.shard,
       record.seq,
-      { owner: record.owner, key: input.key },
-      nowMs,
+      { owner: record.owner, key: input.key, askableUntilMs: record.expiresAtMs },
+      ctx.now,
     );
+    if (outcome.landed === 'past-window') continue;
     if (outcome.landed) {
       return { kind: 'answer', ack: ackOf(input.shard, record.seq, outcome.rows ?? record.rows) };
     }

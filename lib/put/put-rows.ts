@@ -107,10 +107,12 @@ export async function putRows(deps: PutDeps, request: PutRequest): Promise<PutRe
   const owner = randomUUID();
   if (key !== undefined) {
     const reservation = reservationOf(deps, put, key, allocation.seq, owner);
-    const claim = await claimKey(deps, reservation).catch(async (error: unknown) => {
-      await abandonSeq(deps, shard, allocation);
-      throw error;
-    });
+    const claim = await claimKey({ ...deps, deadlineAtMs: put.deadlineAtMs }, reservation).catch(
+      async (error: unknown) => {
+        await abandonSeq(deps, shard, allocation);
+        throw error;
+      },
+    );
     if (claim.kind === 'answer') {
       await abandonSeq(deps, shard, allocation);
       return repeatAck(deps, claim.ack, request.durability);

@@ -43,12 +43,22 @@ export async function settleOwnSeq(
 }
 
 /**
+ * What the seq an expired reservation recorded holds; `past-window` when it
+ * can no longer be told (an empty seq at or below `durableSeq`, read after
+ * the key's window ended).
+ */
+export type RecordedSeqOutcome = SeqOutcome | { landed: 'past-window' };
+
+/**
  * Settles the seq an expired reservation recorded for its put (`owner`, the
  * put id its batch carries). That put's batch there means it landed; a void,
  * or another put's batch, means it did not. The record is read BEFORE the
  * head: if the seq was already durable then, whatever the commit covered was
- * a batch or a void, and a void is never gone before its lifetime (L4 in
- * `liveness.ts`), so an empty seq now held this put's batch, since expired.
+ * a batch or a void, and a void outlives the window of every key that can
+ * ask about its seq (L4 in `liveness.ts`), so an empty seq read within the
+ * window (`askableUntilMs`, checked after the read: a stalled reader may be
+ * past it) held this put's batch, since expired. Read past the window the
+ * void may have expired too: `past-window`, and the key's window is over.
  * (Read the other way round, a void sealed between the two reads would look
  * like a batch that landed.) An empty seq above `durableSeq` is sealed void
  * now: its put is past its deadline (L3).
@@ -57,14 +67,19 @@ export async function settleRecordedSeq(
   table: Table,
   shard: string,
   seq: number,
-  put: { owner: string; key: string },
-  nowMs: number,
-): Promise<SeqOutcome> {
+  put: { owner: string; key: string; askableUntilMs: number },
+  now: () => number,
+): Promise<RecordedSeqOutcome> {
+  const nowMs = now();
   const record = await readShardRecord(table, shard);
   const durable = record !== undefined && seq <= record.durableSeq;
   const head = await readBatchHead(table, shard, seq);
   if (head) return outcomeOf(head, put);
-  if (durable) return { landed: true, rows: undefined };
+  if (durable) {
+    return now() <= put.askableUntilMs
+      ? { landed: true, rows: undefined }
+      : { landed: 'past-window' };
+  }
   if ((await sealVoid(table, shard, seq, nowMs)) === 'sealed') return { landed: false };
   const settled = await readBatchHead(table, shard, seq);
   return settled ? outcomeOf(settled, put) : { landed: false };

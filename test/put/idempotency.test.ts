@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ErrorKind, GapSealedError } from '../../lib/errors.js';
 import { flushShard } from '../../lib/flush/flush-shard.js';
 import { handlePut } from '../../lib/http/put-route.js';
+import { voidLifetimeMs } from '../../lib/liveness.js';
 import { readBatchHead } from '../../lib/memtable/batch-heads.js';
 import { readIdempotencyRecord } from '../../lib/memtable/idempotency.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
@@ -14,8 +15,11 @@ import { gatedTable } from '../support/gated-table.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
 import { rowValue } from '../support/rows.js';
 import {
+  isAllocation,
   isBatchHeadRead,
   isBatchWrite,
+  isReservationCreate,
+  isShardRecordRead,
   isVoidSeal,
   scriptedTable,
 } from '../support/scripted-table.js';
@@ -265,6 +269,66 @@ describe('Idempotency-Key', () => {
       const record = await readIdempotencyRecord(f.table, SHARD, KEY, f.clock.now());
       expect(record).toMatchObject({ state: 'pending', seq: 2, owner: expect.any(String) });
       expect(await put(f)).toMatchObject({ repeated: true, ack: { seq: 2 } });
+    });
+  });
+
+  describe('when the reservation create applied but its response was lost', () => {
+    it('takes the record naming its own put as its own, and the rows land once', async () => {
+      const f = await fixture(dynalite());
+      const scripted = scriptedTable(f.table);
+      // The SDK retries the create; the retry meets the put's own reservation.
+      scripted.add({ match: isReservationCreate, effect: 'retried-lost-response' });
+      const first = await put(f, scripted.table);
+      expect(scripted.hits['retried-lost-response']).toBe(1);
+      expect(first).toMatchObject({ repeated: false, ack: { seq: 1, rows: 2 } });
+      expect(await walRows(f)).toEqual([{ id: 'a' }, { id: 'b' }]);
+    });
+  });
+
+  describe('when a repeat settles the recorded seq after the key window ended', () => {
+    it('never reads the emptied durable seq as landed: the window is over, and the rows land once', async () => {
+      const f = await fixture(dynalite());
+      // The first put seals its own seq void and cannot release the key.
+      const scripted = scriptedTable(f.table);
+      scripted.add({ match: isBatchWrite, effect: 'fail', times: 5 });
+      scripted.add({ match: (c) => c instanceof DeleteItemCommand, effect: 'fail', times: 5 });
+      await expect(put(f, scripted.table)).rejects.toBeDefined();
+      await drain(f.flushDeps('ticker'), SHARD);
+      expect(await readShardRecord(f.table, SHARD)).toMatchObject({ durableSeq: 1 });
+      f.clock.advance(f.config.reservationLeaseMs + 1);
+
+      // The repeat reads the live record and the void, then stalls before its settle's reads
+      // while the window and the void's lifetime run out (TTL removes the void).
+      const gated = gatedTable(f.table);
+      const held = gated.close(isShardRecordRead);
+      const repeat = put(f, gated.table);
+      await held;
+      f.clock.advance(voidLifetimeMs(f.config) + 1);
+      await expireBatchItems(f.table, SHARD, 1);
+      gated.open();
+      await expect(repeat).rejects.toMatchObject({ kind: ErrorKind.unavailable });
+      await drain(f.flushDeps('ticker'), SHARD); // the repeat's own seq, 2, sealed void
+
+      const retry = await put(f);
+      expect(retry).toMatchObject({ repeated: false, ack: { seq: 3 } });
+      expect(await walRows(f)).toEqual([{ id: 'a' }, { id: 'b' }]);
+    });
+  });
+
+  describe('when a put reaches its reservation after its deadline', () => {
+    it('creates none: a record names only a seq allocated within its put deadline', async () => {
+      const f = await fixture(dynalite());
+      const gated = gatedTable(f.table);
+      const held = gated.close(isAllocation);
+      const scripted = scriptedTable(gated.table);
+      scripted.add({ match: (c) => c instanceof DeleteItemCommand, effect: 'fail', times: 5 });
+      const late = put(f, scripted.table);
+      await held;
+      f.clock.advance(f.config.putDeadlineMs + 1);
+      gated.open();
+      await expect(late).rejects.toMatchObject({ kind: ErrorKind.unavailable });
+      expect(await readIdempotencyRecord(f.table, SHARD, KEY, f.clock.now())).toBeUndefined();
+      expect(await readBatchHead(f.table, SHARD, 1)).toMatchObject({ kind: 'void' });
     });
   });
 });

@@ -364,7 +364,7 @@ export const MUTANTS: Mutant[] = [
     edits: [
       {
         file: 'lib/put/claim-key.ts',
-        find: '    const outcome = await settleRecordedSeq(\n      table,\n      input.shard,\n      record.seq,\n      { owner: record.owner, key: input.key },\n      nowMs,\n    );',
+        find: '    const outcome = await settleRecordedSeq(\n      table,\n      input.shard,\n      record.seq,\n      { owner: record.owner, key: input.key, askableUntilMs: record.expiresAtMs },\n      ctx.now,\n    );',
         replace: '    const outcome = { landed: false as const, rows: undefined };',
       },
     ],
@@ -376,7 +376,43 @@ export const MUTANTS: Mutant[] = [
     edits: [
       {
         file: 'lib/put/settle-seq.ts',
-        find: '  if (durable) return { landed: true, rows: undefined };',
+        find: "  if (durable) {\n    return now() <= put.askableUntilMs\n      ? { landed: true, rows: undefined }\n      : { landed: 'past-window' };\n  }\n",
+        replace: '',
+      },
+    ],
+    tests: ['test/put/idempotency.test.ts'],
+  },
+  {
+    name: 'settle-ignores-key-window',
+    breaks: 'K3 with L4: an emptied durable seq reads as landed only within the key window',
+    edits: [
+      {
+        file: 'lib/put/settle-seq.ts',
+        find: '    return now() <= put.askableUntilMs',
+        replace: '    return true',
+      },
+    ],
+    tests: ['test/put/idempotency.test.ts'],
+  },
+  {
+    name: 'claim-after-deadline',
+    breaks: 'L1 with L4: no reservation is created or taken over after the put deadline',
+    edits: [
+      {
+        file: 'lib/put/claim-key.ts',
+        find: '    if (nowMs >= ctx.deadlineAtMs) throw new PutDeadlineError(input.shard, input.seq);\n',
+        replace: '',
+      },
+    ],
+    tests: ['test/put/idempotency.test.ts'],
+  },
+  {
+    name: 'own-reservation-taken-as-another',
+    breaks: "K1: a create whose response was lost finds the put's own reservation",
+    edits: [
+      {
+        file: 'lib/put/claim-key.ts',
+        find: "    if (record.owner === input.owner) return { kind: 'ours' }; // our create; its response was lost\n",
         replace: '',
       },
     ],

@@ -1,7 +1,10 @@
 /**
  * A `Table` whose DynamoDB client misbehaves on cue: a test scripts, per
  * kind of request, a failure before it applies, a lost response after it
- * applied (the write landed, the caller sees a network error), a hang (the
+ * applied (the write landed, the caller sees a network error), a lost
+ * response the SDK's own retry answers (the request applied twice, the
+ * caller sees the second outcome: a conditional write's own condition
+ * failure), a hang (the
  * caller's process is as good as dead), or, for a BatchWriteItem, every item
  * left unprocessed (DynamoDB short of throughput: nothing applied, the
  * response lists the request's items). Requests no script matches pass
@@ -17,7 +20,7 @@ import {
 import type { Table } from '../../lib/memtable/table.js';
 
 /** What happens to a matching request. */
-type Effect = 'fail' | 'lose-response' | 'hang' | 'unprocessed';
+type Effect = 'fail' | 'lose-response' | 'retried-lost-response' | 'hang' | 'unprocessed';
 
 /** One scripted misbehaviour. */
 interface Script {
@@ -49,7 +52,13 @@ function serverError(): Error {
 /** Wraps `table`'s client. */
 export function scriptedTable(table: Table): ScriptedTable {
   const scripts: Array<Script & { left: number }> = [];
-  const hits: Record<Effect, number> = { fail: 0, 'lose-response': 0, hang: 0, unprocessed: 0 };
+  const hits: Record<Effect, number> = {
+    fail: 0,
+    'lose-response': 0,
+    'retried-lost-response': 0,
+    hang: 0,
+    unprocessed: 0,
+  };
   const client = {
     send: async (command: unknown) => {
       const script = scripts.find((s) => s.left > 0 && s.match(command));
@@ -64,6 +73,7 @@ export function scriptedTable(table: Table): ScriptedTable {
         return { UnprocessedItems: (command as BatchWriteItemCommand).input.RequestItems };
       }
       await forward();
+      if (script.effect === 'retried-lost-response') return forward();
       throw networkError();
     },
   } as unknown as DynamoDBClient;
@@ -92,6 +102,16 @@ export function isVoidSeal(command: unknown): boolean {
 /** A read of one batch head. */
 export function isBatchHeadRead(command: unknown): boolean {
   return command instanceof GetItemCommand && (command.input.Key?.sk?.S ?? '').startsWith('batch#');
+}
+
+/** The create of an idempotency reservation. */
+export function isReservationCreate(command: unknown): boolean {
+  return command instanceof PutItemCommand && (command.input.Item?.pk?.S ?? '').startsWith('idem#');
+}
+
+/** A read of a shard record. */
+export function isShardRecordRead(command: unknown): boolean {
+  return command instanceof GetItemCommand && command.input.Key?.sk?.S === 'meta';
 }
 
 /** The seq allocation update. */

@@ -18,7 +18,10 @@
  *     any idempotency record that could still ask what its seq holds (the
  *     idempotency window + the reservation lease + the gap seal + skew). A
  *     takeover reads "no item at a seq at or below `durableSeq`" as "the
- *     batch landed and was flushed", which holds only while voids persist.
+ *     batch landed and was flushed", which holds only while voids persist:
+ *     so a reservation names only a seq its put allocated within its
+ *     deadline, and the takeover's read counts only within the key's window
+ *     (`lib/put/claim-key.ts`, `settle-seq.ts`).
  *     Nothing (flush, verify, rebuild) removes a void any earlier.
  * L5. Batch items expire (DynamoDB TTL, free) `batchExpiryMs` after they were
  *     written, never deleted by a request (a delete is billed like a write).

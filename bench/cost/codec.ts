@@ -27,7 +27,7 @@ import {
   gzipSync,
   inflateSync,
 } from 'node:zlib';
-import { batchSk } from '../../lib/memtable/table.js';
+import { rowsHeadItem } from '../../lib/memtable/batch-item.js';
 import { writeUnits } from './billing/dynamodb-units.js';
 import { itemSize } from './billing/item-size.js';
 import { PRICES_US_EAST_1, priceOf } from './billing/prices.js';
@@ -41,18 +41,27 @@ export interface Codec {
   decompress: (input: Buffer) => Buffer;
 }
 
-/** Bytes of a batch item's attributes other than its payload (the layout of `lib/memtable/batch-item.ts`). */
-export const BATCH_ITEM_OVERHEAD_BYTES = itemSize({
-  pk: { S: 'shard#s000' },
-  sk: { S: batchSk(1) },
-  kind: { S: 'rows' },
-  parts: { N: '1' },
-  rowCount: { N: '100' },
-  bytes: { N: '102400' },
-  createdAtMs: { N: '1796000000000' },
-  chargeEnd: { N: '10240000' },
-  data: { B: new Uint8Array(0) },
-});
+/**
+ * Bytes of a batch item's attributes other than its payload: the head item
+ * `lib/memtable/batch-item.ts` writes for an idempotent put of 100 rows
+ * (the client keys every batch), with an empty payload.
+ */
+export const BATCH_ITEM_OVERHEAD_BYTES = itemSize(
+  rowsHeadItem({
+    shard: 's000',
+    seq: 1,
+    parts: 1,
+    rowCount: 100,
+    bytes: 102_400,
+    nowMs: 1_796_000_000_000,
+    expiresAt: { N: '1796086400' },
+    putId: '3a9274b8-867f-4a48-aac7-e26898098d0c',
+    payload: { data: new Uint8Array(0) },
+    allocatedAtMs: 1_796_000_000_000,
+    chargeEnd: 10_240_000,
+    idempotencyKey: '7f3c2a91-5d0e-4b7a-9c61-2e8d4f0b1a33',
+  }),
+);
 
 /** Write units of a batch item holding `payloadBytes` of compressed rows. */
 export function batchItemWriteUnits(payloadBytes: number): number {

@@ -4,7 +4,9 @@
  * (docs/recovery.md). The contract:
  *
  * 1. The newest export that verifies is the authority; WAL objects below the
- *    position it covers are never read. An export that does not verify is
+ *    position it covers are never replayed (after a rollback, reconciliation
+ *    may read one for one seq's rows, to date a batch item: C2 in
+ *    `seq-content.ts`). An export that does not verify is
  *    passed over for the previous one, loudly; with none, the whole WAL is
  *    replayed with a warning that recovery is running without an export.
  * 2. The WAL after the export is replayed in position order and the replay

@@ -15,7 +15,10 @@
  *    is **rejected** — moved to the quarantine (`quarantine.ts`), listed with
  *    its rows in the report, never silently dropped. Content is compared with
  *    the WAL object holding the seq; a seq inside the export (which keeps no
- *    per-seq content) is covered only if the item predates the export.
+ *    per-seq content) is covered if the item predates the export by more than
+ *    the clock skew, else if the WAL object below the export that holds it
+ *    still does and holds the same rows, else only if the item predates the
+ *    export (C1-C3 in `seq-content.ts`).
  * 3. A seq in (R, min(nextSeq − 1, D)] that has no item is sealed void,
  *    however long ago it was allocated: a put in flight may still write it
  *    (a late write then fails its condition and its caller gets an error),
@@ -43,20 +46,15 @@
  *    it (safe: its put finished before the commit that called it durable, so
  *    no write can still come).
  */
-import { UnavailableError } from '../errors.js';
 import type { BatchRow } from '../memtable/batch-codec.js';
 import { type BatchHead, listBatchHeads } from '../memtable/batch-heads.js';
 import { quarantineBatch } from '../memtable/quarantine.js';
-import { readBatches } from '../memtable/read-batches.js';
 import { sealVoid } from '../memtable/seal-void.js';
 import type { ShardRecord } from '../memtable/shard-record.js';
-import { walKey } from '../paths.js';
-import { sameRows } from '../rows/row.js';
-import { decodeWal } from '../wal/decode.js';
-import type { WalObject, WalRow } from '../wal/format.js';
 import type { RecoveryDeps } from './deps.js';
 import { RebuildFaultPoint } from './fault-points.js';
-import type { ObjectSpan, Replay } from './replay.js';
+import type { Replay } from './replay.js';
+import { SeqContent } from './seq-content.js';
 import type { ChainCursor } from './wal-chain.js';
 
 /** Rows of rejected batches shown in a report, in all; the quarantine keeps every row. */
@@ -129,7 +127,11 @@ export async function reconcileBatches(
     releasedThrough: releasedThrough(fenced, provenSeq, heads),
   };
   let covered = 0;
-  const s3 = new S3Content(deps, input);
+  const content = new SeqContent(deps, {
+    shard,
+    replay: input.replay,
+    clockSkewMs: deps.clockSkewMs ?? 0,
+  });
   let shown = 0;
   for (const head of heads) {
     if (head.seq > provenSeq) {
@@ -141,7 +143,7 @@ export async function reconcileBatches(
     }
     // L4: a void is a tombstone for its whole lifetime; it expires by itself.
     if (head.kind === 'void') continue;
-    const verdict = await s3.compare(head);
+    const verdict = await content.compare(head);
     if (verdict.covered) {
       covered += 1;
       continue;
@@ -217,87 +219,4 @@ async function sealInFlight(
     if ((await sealVoid(deps.table, shard, seq, nowMs)) === 'sealed') seqs.push(seq);
   }
   return { seqs, touched };
-}
-
-type Verdict = { covered: true } | { covered: false; reason: string; rows: BatchRow[] };
-
-/** What S3 holds at a seq, read from the WAL object that covers it (one object cached). */
-class S3Content {
-  #cached: WalObject | undefined;
-
-  constructor(
-    private readonly deps: RecoveryDeps,
-    private readonly input: ReconcileInput,
-  ) {}
-
-  async compare(head: BatchHead): Promise<Verdict> {
-    const { seq } = head;
-    const [batch] = await readBatches(this.deps.table, {
-      shard: this.input.shard,
-      fromSeq: seq,
-      toSeq: seq,
-      maxBytes: Number.MAX_SAFE_INTEGER,
-    });
-    const rows = batch?.kind === 'rows' ? batch.rows : [];
-    const span = findSpan(this.input.replay.objectIndex, seq);
-    const already = `rows rejected: seq ${seq} already durable in S3`;
-    if (span) {
-      const object = await this.#object(span.position);
-      if (object.header.voidSeqs.includes(seq)) {
-        return { covered: false, reason: `${already} as a void (position ${span.position})`, rows };
-      }
-      const stored = object.rows.filter((row) => row.seq === seq).map(toBatchRow);
-      if (sameRows(rows, stored)) return { covered: true };
-      return {
-        covered: false,
-        reason: `${already} with different rows (position ${span.position})`,
-        rows,
-      };
-    }
-    const used = this.input.replay.export;
-    if (used && seq <= used.lastSeq) {
-      if (head.createdAtMs <= used.createdAtMs) return { covered: true };
-      return {
-        covered: false,
-        reason: `${already}: written after the export ${used.key} that covers it was built`,
-        rows,
-      };
-    }
-    return {
-      covered: false,
-      reason: `${already}, and its content there could not be located`,
-      rows,
-    };
-  }
-
-  async #object(position: number): Promise<WalObject> {
-    if (this.#cached?.header.position === position) return this.#cached;
-    const key = walKey(this.input.shard, position);
-    const bytes = await this.deps.store.get(key);
-    if (!bytes) throw new UnavailableError(`${key} vanished during rebuild; run it again`);
-    this.#cached = decodeWal(key, bytes);
-    return this.#cached;
-  }
-}
-
-/** The span holding `seq`; spans ascend by position and so by seq. */
-function findSpan(spans: readonly ObjectSpan[], seq: number): ObjectSpan | undefined {
-  let lo = 0;
-  let hi = spans.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const span = spans[mid]!;
-    if (seq < span.firstSeq) hi = mid - 1;
-    else if (seq > span.lastSeq) lo = mid + 1;
-    else return span;
-  }
-  return undefined;
-}
-
-function toBatchRow(row: WalRow): BatchRow {
-  const out: BatchRow = {};
-  if (row.key !== undefined) out.key = row.key;
-  if (row.delete) out.delete = true;
-  if (row.text !== undefined) out.text = row.text;
-  return out;
 }

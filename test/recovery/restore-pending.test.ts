@@ -8,10 +8,12 @@
  * put's reservation naming one reads it as landed (rule 3 in
  * `lib/recovery/reconcile-batches.ts`). And a restore that lands while a
  * rebuild replays, before its fence, must not make the batches the WAL holds
- * unlocatable (seed 10008577).
+ * unlocatable (seed 10008577). Nor may an item the export covers be judged by
+ * two processes' clocks alone where they are within the skew (seed 10014295).
  */
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { exportShard } from '../../lib/export/export-shard.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import {
   batchRange,
@@ -20,6 +22,7 @@ import {
   queryShardItems,
   shardPk,
 } from '../../lib/memtable/table.js';
+import { walKey } from '../../lib/paths.js';
 import { PutFaultPoint } from '../../lib/put/fault-points.js';
 import { putRows } from '../../lib/put/put-rows.js';
 import { parsePutValue } from '../../lib/put/schema.js';
@@ -29,9 +32,33 @@ import type { ListOptions } from '../../lib/store/object-store.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
 import { expireBatchItems } from '../support/shard-item.js';
 import { drain, readWalChain } from '../support/wal-chain.js';
-import { recoveryDepsOf, TestShard } from './support.js';
+import { exportDepsOf, recoveryDepsOf, TestShard } from './support.js';
 
 const dynalite = useDynalite();
+
+const SKEW_MS = 200;
+
+/** Puts `rows` to s1 as a process whose clock is `offsetMs` off the fixture's. */
+async function putAt(f: Fixture, offsetMs: number, rows: Array<Record<string, unknown>>) {
+  const body = parsePutValue({ key: 'id', rows }, 10_000);
+  const now = () => f.clock.now() + offsetMs;
+  return (await putRows({ ...f.put, now }, { shard: 's1', body, durability: 'buffered' })).ack.seq;
+}
+
+/**
+ * Seqs 1-2 flushed to position 0 and exported (manifest at 1) with the record backed up at
+ * nextSeq 2 in between; seq 2 put by a process `offsetMs` off the exporter's clock.
+ */
+async function exportedAfterBackup(offsetMs: number) {
+  const f = await fixture(dynalite(), { clockSkewMs: SKEW_MS });
+  await putAt(f, 0, [{ id: 'a', n: 1 }]);
+  const restore = await backUpRecord(f, 's1'); // durableSeq 0, nextSeq 2
+  expect(await putAt(f, offsetMs, [{ id: 'b', n: 2 }])).toBe(2);
+  await new TestShard(f).flush(); // position 0: seqs 1-2
+  expect((await exportShard(exportDepsOf(f), 's1')).status).toBe('exported');
+  const rebuild = () => rebuildShard({ ...recoveryDepsOf(f), clockSkewMs: SKEW_MS }, 's1');
+  return { f, restore, rebuild };
+}
 
 /** Takes a backup of shard `shard`'s record; the function it returns puts it back (a restore). */
 async function backUpRecord(f: Fixture, shard: string): Promise<() => Promise<void>> {
@@ -125,6 +152,83 @@ describe('rebuildShard', () => {
       '{"n":2}',
       '{"n":"p"}',
     ]);
+  });
+
+  it('finds the WAL content below the export of an item younger than the export by less than the clock skew, quarantining none (seed 10014295)', async () => {
+    // The put's clock runs 150 ms ahead of the exporter's: its item reads younger than the
+    // export that holds its rows, though it was written before the export read the record.
+    const { restore, rebuild } = await exportedAfterBackup(150);
+    await restore();
+
+    const report = await rebuild();
+    expect(report.status).toBe('rebuilt');
+    expect(report.batches?.rejected).toEqual([]);
+    expect(report.batches?.covered).toBe(2);
+    expect(report.cursors.after).toMatchObject({ durableSeq: 2, nextSeq: 3 });
+  });
+
+  it('quarantines a reissued seq written within the clock skew of the export by its content, not its time', async () => {
+    const { f, restore, rebuild } = await exportedAfterBackup(0);
+    // The flushed items expired; the restored record hands seq 2 out again, at the export's
+    // instant by the put's clock: its time alone would read as the original put's.
+    await expireBatchItems(f.table, 's1', 2);
+    await restore();
+    expect(await putAt(f, 0, [{ id: 'b', n: 'reissued' }])).toBe(2);
+
+    const report = await rebuild();
+    expect(report.status).toBe('rebuilt');
+    expect(report.batches?.rejected).toMatchObject([
+      { seq: 2, reason: expect.stringContaining('with different rows (position 0)') },
+    ]);
+  });
+
+  it('reads no WAL object below the export written before the item by more than the clock skew', async () => {
+    const f = await fixture(dynalite(), { clockSkewMs: SKEW_MS });
+    const s = new TestShard(f);
+    await s.put({ rows: [{ n: 1 }] });
+    const restore = await backUpRecord(f, 's1'); // durableSeq 0, nextSeq 2
+    for (const n of [2, 3, 4]) {
+      await s.put({ rows: [{ n }] });
+      await s.flush(); // positions 0-2: seqs 1-2, 3, 4
+    }
+    expect((await exportShard(exportDepsOf(f), 's1')).status).toBe('exported');
+    f.clock.advance(10_000);
+    await expireBatchItems(f.table, 's1', 4);
+    await restore();
+    expect(await putAt(f, 0, [{ id: 'b', n: 'reissued' }])).toBe(2);
+
+    const read: string[] = [];
+    const store = new Proxy(f.store, {
+      get(target, prop) {
+        if (prop === 'get') {
+          return (key: string) => {
+            read.push(key);
+            return target.get(key);
+          };
+        }
+        const value = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const deps = { ...recoveryDepsOf(f), store, clockSkewMs: SKEW_MS };
+    const report = await rebuildShard(deps, 's1');
+    expect(report.batches?.rejected).toMatchObject([
+      { seq: 2, reason: expect.stringContaining('written after the export') },
+    ]);
+    expect(read.filter((key) => key.includes('/wal/'))).toEqual([walKey('s1', 2)]);
+  });
+
+  it('takes an item the export covers by its time when the WAL object below the export is gone', async () => {
+    // 150 ms older than the export by the put's clock (within the skew), its object retired:
+    // nothing left to compare, the item predates the export, so it is covered.
+    const { f, restore, rebuild } = await exportedAfterBackup(-150);
+    await f.memory.delete(walKey('s1', 0));
+    await restore();
+
+    const report = await rebuild();
+    expect(report.status).toBe('rebuilt');
+    expect(report.batches?.rejected).toEqual([]);
+    expect(report.batches?.covered).toBe(2);
   });
 });
 

@@ -1681,6 +1681,19 @@ export const MUTANTS: Mutant[] = [
     ],
     tests: ['test/recovery/restore-pending.test.ts'],
   },
+  {
+    name: 'reconcile-dates-export-seq-by-time-alone',
+    breaks:
+      'rebuild C2: an item the export covers, within the clock skew of it, is compared with the WAL object below the export',
+    edits: [
+      {
+        file: 'lib/recovery/seq-content.ts',
+        find: '      if (below) return compareWith(below, seq, rows);\n',
+        replace: '',
+      },
+    ],
+    tests: ['test/recovery/restore-pending.test.ts'],
+  },
   // The Iceberg tables' planted bugs: killed by their own tests (the simulation does not model tables).
   ...TABLE_MUTANTS,
 ];

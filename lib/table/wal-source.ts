@@ -58,8 +58,10 @@ export type OnWalRow = (header: WalHeader, row: WalRow) => void;
  *
  * The object is held whole (it was fetched whole), so it is decoded on this
  * thread in one pass: a streaming read (`scanWal`) would pay for a zlib
- * stream, chunk hand-offs and promises per object for no memory saved. The
- * next object is fetched while this one is decoded.
+ * stream, chunk hand-offs and promises per object. Its rows are held until
+ * handed over: at most the flusher's object cap of row text
+ * (`maxWalObjectBytes`, 32 MiB by default, plus one batch). The next
+ * object is fetched while this one is decoded.
  */
 export async function readWalRange(
   store: ObjectStore,

@@ -22,6 +22,7 @@
 
 import { createVersion } from './commit.js';
 import { COMMIT_ATTEMPTS, CommitTry, commitOnNewest } from './commit-loop.js';
+import type { FixedColumns } from './data-columns.js';
 import type { TableDeps } from './deps.js';
 import { newSnapshotId, newUuid } from './deps.js';
 import { TableFaultPoint } from './fault-points.js';
@@ -70,21 +71,31 @@ export interface AppendReport {
   conflicts: number;
 }
 
-/** Hands each WAL row to `writer` in the table's form (its typed columns are projected there). */
+/**
+ * Hands each WAL row to `writer` in the table's form (its typed columns are
+ * projected there). One object carries every row's fixed columns, refilled
+ * for each: the writer copies them into its columns and keeps no reference.
+ */
 function tableRows(writer: DataFileWriter): OnWalRow {
-  return (header, row) =>
-    writer.add(
-      {
-        shard: header.shard,
-        seq: row.seq,
-        offset: row.offset,
-        position: header.position,
-        ingestedAtMs: row.ingestedAtMs ?? header.createdAtMs,
-        key: row.key ?? null,
-        op: row.key === undefined ? RowOp.append : row.delete ? RowOp.delete : RowOp.upsert,
-      },
-      row.text ?? null,
-    );
+  const fixed: FixedColumns = {
+    shard: '',
+    seq: 0,
+    offset: 0,
+    position: 0,
+    ingestedAtMs: 0,
+    key: null,
+    op: RowOp.append,
+  };
+  return (header, row) => {
+    fixed.shard = header.shard;
+    fixed.seq = row.seq;
+    fixed.offset = row.offset;
+    fixed.position = header.position;
+    fixed.ingestedAtMs = row.ingestedAtMs ?? header.createdAtMs;
+    fixed.key = row.key ?? null;
+    fixed.op = row.key === undefined ? RowOp.append : row.delete ? RowOp.delete : RowOp.upsert;
+    writer.add(fixed, row.text ?? null);
+  };
 }
 
 /** Reads each shard's WAL from its high-water (A1). */

@@ -105,7 +105,7 @@ export class DataFileWriter {
     this.#name = `${deps.now()}-${newUuid(deps)}`;
   }
 
-  /** Adds a row, projecting its typed columns from `text`. */
+  /** Adds a row, projecting its typed columns from `text` (`fixed` is copied: the caller may reuse it). */
   add(fixed: FixedColumns, text: string | null): void {
     const open = this.#fileOf(fixed);
     open.group.add(fixed, text);

@@ -1,8 +1,9 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { CorruptDataError } from '../../lib/errors.js';
+import { CorruptDataError, UnavailableError } from '../../lib/errors.js';
 import { encodeBatchRows } from '../../lib/memtable/batch-codec.js';
 import { walKey } from '../../lib/paths.js';
+import { FaultyObjectStore } from '../../lib/store/faulty-store.js';
 import { MemoryObjectStore } from '../../lib/store/memory-store.js';
 import { appendTable } from '../../lib/table/append.js';
 import { loadCurrent } from '../../lib/table/metadata.js';
@@ -93,5 +94,66 @@ describe('readWalRange', () => {
     const deps = testDeps(store);
     await expect(appendTable(deps, 'clicks_0', [SHARD])).rejects.toThrow(CorruptDataError);
     expect(await loadCurrent(store, 'clicks_0')).toBeUndefined();
+  });
+
+  it('fetches no object past the byte budget when the objects read use it up', async () => {
+    const store = new MemoryObjectStore();
+    for (const position of [0, 1, 2]) {
+      await store.putIfAbsent(walKey(SHARD, position), v3Object(position, [[{ text: '{"a":1}' }]]));
+    }
+    const fetched: string[] = [];
+    const counting = Object.assign(Object.create(store) as MemoryObjectStore, {
+      get: (key: string) => {
+        fetched.push(key);
+        return store.get(key);
+      },
+    });
+    const first = (await store.get(walKey(SHARD, 0)))!.byteLength;
+
+    const range = await readWalRange(counting, SHARD, 0, first, () => undefined);
+
+    expect(range).toMatchObject({ from: 0, to: 1, bytes: first });
+    expect(fetched).toEqual([walKey(SHARD, 0)]);
+  });
+
+  it('fails with the store error when fetching the next object fails', async () => {
+    const store = new MemoryObjectStore();
+    for (const position of [0, 1]) {
+      await store.putIfAbsent(walKey(SHARD, position), v3Object(position, [[{ text: '{"a":1}' }]]));
+    }
+    const faulty = new FaultyObjectStore(store, { script: { get: ['pass', 'fail'] } });
+    const rows: WalRow[] = [];
+
+    await expect(
+      readWalRange(faulty, SHARD, 0, Number.POSITIVE_INFINITY, (_, row) => {
+        rows.push(row);
+      }),
+    ).rejects.toThrow(UnavailableError);
+    expect(rows).toHaveLength(1);
+  });
+
+  it('fails with CorruptDataError, and leaves no rejection unhandled, when the next object was being fetched and fails too', async () => {
+    const store = new MemoryObjectStore();
+    const text = gunzipSync(v3Object(0, [[{ text: '{"a":2}' }]])).toString('utf8');
+    await store.putIfAbsent(walKey(SHARD, 0), gzipSync(text.replace('{"a":2}', '{"a":3}')));
+    await store.putIfAbsent(walKey(SHARD, 1), v3Object(1, [[{ text: '{"a":1}' }]]));
+    const faulty = new FaultyObjectStore(store, { script: { get: ['pass', 'fail'] } });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const rows: WalRow[] = [];
+      await expect(
+        readWalRange(faulty, SHARD, 0, Number.POSITIVE_INFINITY, (_, row) => {
+          rows.push(row);
+        }),
+      ).rejects.toThrow(CorruptDataError);
+      // No row of an object that does not verify is handed over.
+      expect(rows).toEqual([]);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    expect(unhandled).toEqual([]);
   });
 });

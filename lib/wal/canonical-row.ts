@@ -126,6 +126,11 @@ export function readCanonicalRow(
     into.ingestedAtMs = undefined;
     return into;
   }
+  // Each row made whole, in one of the shapes the encoder writes: members added
+  // one by one would move them out of the object into a second allocation.
+  if (!isDelete && text !== undefined) {
+    return key === undefined ? { seq, offset, text } : { seq, offset, key, text };
+  }
   const row: WalRow = { seq, offset };
   if (key !== undefined) row.key = key;
   if (isDelete) row.delete = true;

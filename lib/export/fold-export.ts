@@ -171,6 +171,9 @@ async function foldFrom(
     let keyless = 0;
     const walk = await walkWalChain(store, shard, start, {
       until: target,
+      // Both sinks copy what they keep: the archive a row's fields, the delta its key,
+      // seq, offset and text (after a spill, before the scan reads on).
+      reuseRows: true,
       onRow: (row) => {
         if (row.key !== undefined) return delta.apply(position, row);
         keyless += 1;

@@ -49,7 +49,9 @@ export class ShardState {
    * and text before it; flat, so a row allocates no record. An entry a later
    * row changes is updated in place, not replaced, so the log keeps its values.
    */
-  #undo: Array<KeyId | KeyedEntry | number | string | undefined> | undefined;
+  readonly #undo: Array<KeyId | KeyedEntry | number | string | undefined> = [];
+  /** Values of `#undo` that belong to the object being read; -1 when none is. */
+  #undoLength = -1;
   #mark: { keylessCount: number; applied: AppliedCounts } | undefined;
 
   constructor(readonly options: ShardStateOptions) {}
@@ -82,8 +84,16 @@ export class ShardState {
       return true;
     }
     const entry = this.keyed.get(key);
-    if (this.#undo !== undefined) {
-      this.#undo.push(key, entry, entry?.seq, entry?.offset, entry?.text);
+    let n = this.#undoLength;
+    if (n >= 0) {
+      // The log is written in place (not pushed): one array serves every object.
+      const undo = this.#undo;
+      undo[n++] = key;
+      undo[n++] = entry;
+      undo[n++] = entry?.seq;
+      undo[n++] = entry?.offset;
+      undo[n++] = entry?.text;
+      this.#undoLength = n;
     }
     if (row.delete) {
       this.applied.deletes += 1;
@@ -104,20 +114,23 @@ export class ShardState {
 
   /** Starts an undo log for the rows of one WAL object. */
   beginObject(): void {
-    this.#undo = [];
+    this.#undoLength = 0;
     this.#mark = { keylessCount: this.keylessCount, applied: { ...this.applied } };
   }
 
   /** The object verified: forget its undo log. */
   commitObject(): void {
-    this.#undo = undefined;
+    // The log is reused; a state that keeps rows lets go of the texts it logged.
+    if (this.options.keepRows && this.#undoLength > 0)
+      this.#undo.fill(undefined, 0, this.#undoLength);
+    this.#undoLength = -1;
     this.#mark = undefined;
   }
 
   /** The object did not verify: undo every row applied since `beginObject`. */
   rollbackObject(): void {
-    const undo = this.#undo ?? [];
-    for (let i = undo.length - 5; i >= 0; i -= 5) {
+    const undo = this.#undo;
+    for (let i = this.#undoLength - 5; i >= 0; i -= 5) {
       const key = undo[i] as KeyId;
       const entry = undo[i + 1] as KeyedEntry | undefined;
       if (entry === undefined) {

@@ -64,7 +64,7 @@ export interface WalkOptions {
   onRow?: (row: WalRow) => Promise<void> | undefined | void;
   /** False when `onRow` never reads a row's text (`WalSink.text`); default true. */
   rowText?: boolean;
-  /** True when `onRow` keeps no row object past its call (`WalSink.reuseRows`); default false. */
+  /** True when `onRow` keeps no row object past its call or the promise it returned (`WalSink.reuseRows`); default false. */
   reuseRows?: boolean;
   /** Called before an object's rows. */
   beginObject?: () => void;

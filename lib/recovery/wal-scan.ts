@@ -36,9 +36,10 @@ export interface WalSink {
    */
   text?: boolean;
   /**
-   * True when the sink keeps no row object past its `row` call (it copies
-   * what it keeps): rows in the encoder's exact form then arrive in one
-   * object, refilled for each. Default false.
+   * True when the sink keeps no row object past its `row` call, or past the
+   * promise that call returned (the scan reads no further line until it
+   * settles): it copies what it keeps. Rows in the encoder's exact form then
+   * arrive in one object, refilled for each. Default false.
    */
   reuseRows?: boolean;
 }

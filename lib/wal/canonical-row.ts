@@ -24,12 +24,6 @@
 import { objectEndInBytes } from '../rows/row-line.js';
 import type { WalRow } from './format.js';
 
-const PREFIX = Buffer.from('{"t":"r"');
-const SEQ = Buffer.from(',"s":');
-const OFFSET = Buffer.from(',"o":');
-const KEY = Buffer.from(',"k":');
-const DELETE = Buffer.from(',"d":1');
-const ROW = Buffer.from(',"row":');
 /** More digits than this may not be exact in a double; such lines take the generic path. */
 const MAX_COUNT_DIGITS = 15;
 
@@ -40,9 +34,6 @@ const MAX_COUNT_DIGITS = 15;
  * the one instance), so a reader that sees it knows it asked for no text.
  */
 export const ROW_TEXT_NOT_READ = '{}';
-
-/** Where the reader stands in the line (module state: the reader is synchronous and not re-entered). */
-let at = 0;
 
 /**
  * A row for `readCanonicalRow` to fill instead of allocating one: every
@@ -76,49 +67,55 @@ export function readCanonicalRow(
   withText = true,
   into?: WalRow,
 ): WalRow | undefined {
-  // A pattern never holds `\n`, so a match cannot run past the line into the next one.
-  if (!matches(bytes, start, PREFIX)) return undefined;
-  at = start + PREFIX.length;
+  // Every position is a local and every pattern is compared byte by byte in
+  // line: this runs once per row replayed, exported or tailed. A pattern never
+  // holds `\n`, so a match cannot run past the line into the next one.
+  if (!isRowTag(bytes, start)) return undefined;
+  let at = start + ROW_TAG_BYTES;
   let seq = 0;
   let offset = 0;
   if (!framed) {
-    if (!matches(bytes, at, SEQ)) return undefined;
-    at += SEQ.length;
-    seq = count(bytes);
-    if (seq < 0 || !matches(bytes, at, OFFSET)) return undefined;
-    at += OFFSET.length;
-    offset = count(bytes);
-    if (offset < 0) return undefined;
+    // ,"s":<count>,"o":<count>
+    if (!isMember(bytes, at, 0x73)) return undefined;
+    const seqEnd = countEnd(bytes, at + MEMBER_BYTES);
+    if (seqEnd < 0 || !isMember(bytes, seqEnd, 0x6f)) return undefined;
+    const offsetEnd = countEnd(bytes, seqEnd + MEMBER_BYTES);
+    if (offsetEnd < 0) return undefined;
+    seq = countValue(bytes, at + MEMBER_BYTES, seqEnd);
+    offset = countValue(bytes, seqEnd + MEMBER_BYTES, offsetEnd);
+    at = offsetEnd;
   }
   let keyStart = -1;
-  let keyEnd = -1;
-  if (matches(bytes, at, KEY)) {
-    at += KEY.length;
-    keyStart = at;
-    if (!(bytes[at] === 0x22 ? plainString(bytes, end) : number(bytes))) return undefined;
-    keyEnd = at;
+  if (isMember(bytes, at, 0x6b)) {
+    // ,"k":<plain string or number>
+    keyStart = at + MEMBER_BYTES;
+    at =
+      bytes[keyStart] === 0x22 ? plainStringEnd(bytes, keyStart, end) : numberEnd(bytes, keyStart);
+    if (at < 0) return undefined;
   }
+  const keyEnd = at;
   let isDelete = false;
-  if (matches(bytes, at, DELETE)) {
-    at += DELETE.length;
+  if (isMember(bytes, at, 0x64) && bytes[at + MEMBER_BYTES] === 0x31) {
+    // ,"d":1
+    at += MEMBER_BYTES + 1;
     isDelete = true;
   }
   const last = end - 1;
   if (last <= start || bytes[last] !== 0x7d) return undefined;
   let rowStart = -1;
   if (at !== last) {
-    if (!matches(bytes, at, ROW)) return undefined;
-    rowStart = at + ROW.length;
+    // ,"row":<object>, ending where the line's closing brace begins
+    if (!isRowMember(bytes, at)) return undefined;
+    rowStart = at + ROW_MEMBER_BYTES;
     if (objectEndInBytes(bytes, rowStart, last) !== last) return undefined;
   }
   // The line is canonical: only now are strings made.
-  const encoding = ascii ? 'latin1' : 'utf8';
-  const key = keyStart === -1 ? undefined : bytes.toString(encoding, keyStart, keyEnd);
+  const key = keyStart === -1 ? undefined : decode(bytes, ascii, keyStart, keyEnd);
   const text =
     rowStart === -1
       ? undefined
       : withText
-        ? bytes.toString(encoding, rowStart, last)
+        ? decode(bytes, ascii, rowStart, last)
         : ROW_TEXT_NOT_READ;
   if (into !== undefined) {
     into.seq = seq;
@@ -129,6 +126,11 @@ export function readCanonicalRow(
     into.ingestedAtMs = undefined;
     return into;
   }
+  // Each row made whole, in one of the shapes the encoder writes: members added
+  // one by one would move them out of the object into a second allocation.
+  if (!isDelete && text !== undefined) {
+    return key === undefined ? { seq, offset, text } : { seq, offset, key, text };
+  }
   const row: WalRow = { seq, offset };
   if (key !== undefined) row.key = key;
   if (isDelete) row.delete = true;
@@ -136,67 +138,115 @@ export function readCanonicalRow(
   return row;
 }
 
-function matches(bytes: Buffer, from: number, pattern: Buffer): boolean {
-  for (let k = 0; k < pattern.length; k++) {
-    if (bytes[from + k] !== pattern[k]) return false;
-  }
-  return true;
+/** The slicing methods every Node `Buffer` has, which `toString(encoding, start, end)` calls after checking its arguments. */
+interface BufferSlices {
+  latin1Slice(start: number, end: number): string;
+  utf8Slice(start: number, end: number): string;
 }
 
-/** A count: `0`, or up to 15 digits without a leading zero; -1 when the bytes are not one. */
-function count(bytes: Buffer): number {
-  let c = bytes[at]!;
-  if (c === 0x30) {
-    at += 1;
-    return isDigit(bytes[at]!) ? -1 : 0;
-  }
-  const from = at;
+/**
+ * `bytes.toString(ascii ? 'latin1' : 'utf8', from, to)` for a span known to
+ * lie within `bytes` and, unless ASCII, to be valid UTF-8: the slice itself,
+ * without `toString`'s encoding lookup and bounds checks, which cost about as
+ * much as the copy for a row's few hundred bytes (latin1 is the cheapest
+ * exact decode of ASCII).
+ */
+function decode(bytes: Buffer, ascii: boolean, from: number, to: number): string {
+  const slices = bytes as unknown as BufferSlices;
+  return ascii ? slices.latin1Slice(from, to) : slices.utf8Slice(from, to);
+}
+
+/** `{"t":"r"` (8 bytes). */
+const ROW_TAG_BYTES = 8;
+
+function isRowTag(bytes: Buffer, i: number): boolean {
+  return (
+    bytes[i] === 0x7b &&
+    bytes[i + 1] === 0x22 &&
+    bytes[i + 2] === 0x74 &&
+    bytes[i + 3] === 0x22 &&
+    bytes[i + 4] === 0x3a &&
+    bytes[i + 5] === 0x22 &&
+    bytes[i + 6] === 0x72 &&
+    bytes[i + 7] === 0x22
+  );
+}
+
+/** `,"x":` for a one-letter member name `x` (5 bytes). */
+const MEMBER_BYTES = 5;
+
+function isMember(bytes: Buffer, i: number, name: number): boolean {
+  return (
+    bytes[i] === 0x2c &&
+    bytes[i + 1] === 0x22 &&
+    bytes[i + 2] === name &&
+    bytes[i + 3] === 0x22 &&
+    bytes[i + 4] === 0x3a
+  );
+}
+
+/** `,"row":` (7 bytes). */
+const ROW_MEMBER_BYTES = 7;
+
+function isRowMember(bytes: Buffer, i: number): boolean {
+  return (
+    bytes[i] === 0x2c &&
+    bytes[i + 1] === 0x22 &&
+    bytes[i + 2] === 0x72 &&
+    bytes[i + 3] === 0x6f &&
+    bytes[i + 4] === 0x77 &&
+    bytes[i + 5] === 0x22 &&
+    bytes[i + 6] === 0x3a
+  );
+}
+
+/** Where a count starting at `i` ends: `0`, or up to 15 digits without a leading zero; -1 when the bytes are not one. */
+function countEnd(bytes: Buffer, i: number): number {
+  if (bytes[i] === 0x30) return isDigit(bytes[i + 1]!) ? -1 : i + 1;
+  const to = digitsFrom(bytes, i);
+  return to === i || to - i > MAX_COUNT_DIGITS ? -1 : to;
+}
+
+/** The value of the digits `bytes[from, to)` (at most 15: exact in a double). */
+function countValue(bytes: Buffer, from: number, to: number): number {
   let value = 0;
-  while (isDigit(c)) {
-    value = value * 10 + (c - 0x30);
-    c = bytes[++at]!;
-  }
-  const digits = at - from;
-  return digits === 0 || digits > MAX_COUNT_DIGITS ? -1 : value;
+  for (let i = from; i < to; i++) value = value * 10 + (bytes[i]! - 0x30);
+  return value;
 }
 
-/** A string literal with no escape and no control character; moves past its closing quote. */
-function plainString(bytes: Buffer, end: number): boolean {
-  for (let i = at + 1; i < end; i++) {
-    const c = bytes[i]!;
-    if (c === 0x22) {
-      at = i + 1;
-      return true;
-    }
-    if (c === 0x5c || c < 0x20) return false;
+/** Where a string literal starting at `i` with no escape and no control character ends (after its quote); -1 otherwise. */
+function plainStringEnd(bytes: Buffer, i: number, end: number): number {
+  for (let k = i + 1; k < end; k++) {
+    const c = bytes[k]!;
+    if (c === 0x22) return k + 1;
+    if (c === 0x5c || c < 0x20) return -1;
   }
-  return false;
+  return -1;
 }
 
-/** A JSON number (`-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?`); moves past it. */
-function number(bytes: Buffer): boolean {
-  let i = at;
+/** Where a JSON number (`-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?`) starting at `from` ends; -1 when there is none. */
+function numberEnd(bytes: Buffer, from: number): number {
+  let i = from;
   if (bytes[i] === 0x2d) i++;
   const c = bytes[i]!;
   if (c === 0x30) i++;
   else if (c >= 0x31 && c <= 0x39) i = digitsFrom(bytes, i + 1);
-  else return false;
+  else return -1;
   if (bytes[i] === 0x2e) {
-    const from = i + 1;
-    i = digitsFrom(bytes, from);
-    if (i === from) return false;
+    const fraction = i + 1;
+    i = digitsFrom(bytes, fraction);
+    if (i === fraction) return -1;
   }
   const e = bytes[i];
   if (e === 0x65 || e === 0x45) {
     i++;
     const sign = bytes[i];
     if (sign === 0x2b || sign === 0x2d) i++;
-    const from = i;
-    i = digitsFrom(bytes, from);
-    if (i === from) return false;
+    const exponent = i;
+    i = digitsFrom(bytes, exponent);
+    if (i === exponent) return -1;
   }
-  at = i;
-  return true;
+  return i;
 }
 
 function digitsFrom(bytes: Buffer, from: number): number {

@@ -122,6 +122,24 @@ describe(exportShard, () => {
     expect((await manifestAt(f.memory, 3)).header.previousExport).toBe(2);
   });
 
+  it('keeps every keyed row it folds when its changes spill into parts mid-walk', async () => {
+    // Rows are read into one reused object: a spill must finish before the scan reads on.
+    const f = await fixture(dynalite());
+    const s = new TestShard(f);
+    for (let round = 0; round < 4; round++) {
+      await s.keyed(
+        Array.from({ length: 6 }, (_, i) => ({ id: `k${(round * 3 + i) % 10}`, v: round })),
+      );
+      await s.keyed([{ id: `k${round}`, $delete: true }]);
+      await s.keyless([{ n: round }]);
+      await s.flush();
+    }
+    const report = await exportShard({ ...exportDepsOf(f), spillBytes: 64 }, 's1');
+    expect(report).toMatchObject({ status: 'exported' });
+    expect(report.writes!.parts).toBeGreaterThan(1); // spilled before the compaction
+    expect(await exportedState(f, 4)).toStrictEqual(s.model.snapshot());
+  });
+
   it('adds deltas without reading the snapshot until they outgrow half the base, then compacts', async () => {
     const f = await fixture(dynalite());
     const s = new TestShard(f);

@@ -42,6 +42,24 @@ describe(ShardState, () => {
       expect(contentOf(state)).toStrictEqual(before);
     });
 
+    it('undoes only the rows of the object being read when an earlier object logged more', () => {
+      const state = new ShardState({ keepRows: false, keepKeyless: false });
+      state.beginObject();
+      state.apply(put('"a"', 1, 0));
+      state.apply(put('"b"', 1, 1));
+      state.apply({ seq: 1, offset: 2, key: '"a"', delete: true });
+      state.commitObject();
+      state.beginObject();
+      state.apply(put('"c"', 2, 3));
+      state.commitObject();
+      const before = contentOf(state);
+      state.beginObject();
+      state.apply(put('"b"', 3, 4));
+      state.rollbackObject();
+      expect(contentOf(state)).toStrictEqual(before);
+      expect([...state.keyed.keys()].sort()).toEqual(['"b"', '"c"']);
+    });
+
     it('counts keyless rows without holding them unless asked to', () => {
       const state = new ShardState({ keepRows: false, keepKeyless: false });
       state.beginObject();

@@ -19,24 +19,29 @@ import { bodyLines, caught, chunks, KEY, reframe, walObject } from './helpers.js
 
 const SEED = 20_261_130;
 
-/** What the generic path makes of a row line (or the message it fails with). */
-function generic(line: string): WalRow | string {
+/** What the generic path makes of a row line (or the message it fails with); `framed`: a v3 row. */
+function generic(line: string, framed = false): WalRow | string {
   const fields = parseRawRecord(line);
   if (!fields) return 'not a raw record';
   try {
-    return parseRow(fields, 'line', (problem) => {
-      throw new Error(problem);
-    });
+    return parseRow(
+      fields,
+      'line',
+      (problem) => {
+        throw new Error(problem);
+      },
+      framed,
+    );
   } catch (error) {
     return (error as Error).message;
   }
 }
 
 /** The canonical reader on one line's bytes, as the frame scanner calls it. */
-function canonical(line: string): WalRow | undefined {
+function canonical(line: string, framed = false): WalRow | undefined {
   const bytes = Buffer.from(`${line}\n`, 'utf8');
   const end = bytes.length - 1;
-  return readCanonicalRow(bytes, 0, end, Buffer.byteLength(line) === line.length);
+  return readCanonicalRow(bytes, 0, end, Buffer.byteLength(line) === line.length, framed);
 }
 
 const rowArb = fc
@@ -83,6 +88,34 @@ describe('readCanonicalRow', () => {
       }),
       { seed: SEED, numRuns: 5000 },
     );
+  });
+
+  it('returns what the generic path returns for a v3 row line (no seq or offset), for every line it takes', () => {
+    fc.assert(
+      fc.property(lineArb, fc.option(editArb, { nil: undefined }), (line, edit) => {
+        const framedLine = line.replace(/^\{"t":"r","s":\d+,"o":\d+/, '{"t":"r"');
+        const at = edit ? edit.at % framedLine.length : 0;
+        const edited = edit
+          ? framedLine.slice(0, at) + edit.text + framedLine.slice(at)
+          : framedLine;
+        const text = Buffer.from(edited, 'utf8').toString('utf8');
+        const fast = canonical(text, true);
+        if (fast !== undefined) expect(fast).toStrictEqual(generic(text, true));
+        // Unedited, a line whose key needs no escape is always taken.
+        const key = /"k":("(?:[^"\\]|\\.)*")/.exec(framedLine)?.[1];
+        const plain =
+          key === undefined || (!key.includes('\\') && key === JSON.stringify(JSON.parse(key)));
+        if (edit === undefined && plain) expect(fast).toStrictEqual(generic(text, true));
+      }),
+      { seed: SEED, numRuns: 5000 },
+    );
+  });
+
+  it('leaves a v3 row line with a seq or offset, or a v1 line without, to the generic path', () => {
+    expect(canonical('{"t":"r","s":1,"o":2,"row":{}}', true)).toBeUndefined();
+    expect(canonical('{"t":"r","o":2,"row":{}}', true)).toBeUndefined();
+    expect(canonical('{"t":"r","row":{}}')).toBeUndefined();
+    expect(canonical('{"t":"r","row":{}}', true)).toStrictEqual({ seq: 0, offset: 0, text: '{}' });
   });
 
   it('takes every row line the encoder writes whose seq and offset have at most 15 digits', () => {

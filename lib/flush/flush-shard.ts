@@ -110,17 +110,7 @@ export interface FlushDeps {
   timers?: LeaseTimers;
 }
 
-/** The flusher's settings (a `ShardwalConfig` is one). */
-export type FlushSettings = Pick<
-  FlushDeps,
-  'maxWalObjectBytes' | 'gapSealMs' | 'leaseMs' | 'walRetentionMs' | 'clockSkewMs'
->;
-
-/** The flusher's settings picked from `config`: every builder of `FlushDeps` takes them here. */
-export function flushSettings(config: FlushSettings): FlushSettings {
-  const { maxWalObjectBytes, gapSealMs, leaseMs, walRetentionMs, clockSkewMs } = config;
-  return { maxWalObjectBytes, gapSealMs, leaseMs, walRetentionMs, clockSkewMs };
-}
+export { flushSettings } from './settings.js';
 
 /** How one flush attempt ended. */
 export type FlushOutcome =

@@ -110,7 +110,17 @@ export interface FlushDeps {
   timers?: LeaseTimers;
 }
 
-export { flushSettings } from './settings.js';
+/** The flusher's settings (a `ShardwalConfig` is one). */
+export type FlushSettings = Pick<
+  FlushDeps,
+  'maxWalObjectBytes' | 'gapSealMs' | 'leaseMs' | 'walRetentionMs' | 'clockSkewMs'
+>;
+
+/** The flusher's settings picked from `config`: every builder of `FlushDeps` takes them here. */
+export function flushSettings(config: FlushSettings): FlushSettings {
+  const { maxWalObjectBytes, gapSealMs, leaseMs, walRetentionMs, clockSkewMs } = config;
+  return { maxWalObjectBytes, gapSealMs, leaseMs, walRetentionMs, clockSkewMs };
+}
 
 /** How one flush attempt ended. */
 export type FlushOutcome =

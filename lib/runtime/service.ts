@@ -6,13 +6,13 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { configFromEnv, resourcesFromEnv, type ShardwalConfig } from '../config.js';
-import type { FlushDeps } from '../flush/flush-shard.js';
-import { flushSettings } from '../flush/settings.js';
+import { type FlushDeps, flushSettings } from '../flush/flush-shard.js';
 import { itemLifetimes } from '../liveness.js';
 import { payloadSpill } from '../memtable/spill.js';
 import type { Table } from '../memtable/table.js';
 import type { PutDeps } from '../put/put-rows.js';
-import type { RebuildTakeover } from '../recovery/takeover.js';
+import { recoveryDepsFrom } from '../recovery/deps.js';
+import { type RebuildTakeover, takeOverRebuild } from '../recovery/takeover.js';
 import type { ObjectStore } from '../store/object-store.js';
 import type { TickDeps } from '../ticker/tick.js';
 import { dynamoClientFromEnv, lazyObjectStoreFromEnv } from './clients.js';
@@ -85,23 +85,15 @@ export function serviceFromEnv(
     ...flushSettings(config),
     now,
   });
-  // A lapsed rebuild fence is rare: the rebuild code is loaded when one is met,
-  // not at every function's cold start (docs/deploy.md, "Function sizes").
-  const takeover =
-    (owner: string = randomUUID()): RebuildTakeover =>
-    async (shard, fence) => {
-      const [{ recoveryDepsFrom }, { takeOverRebuild }] = await Promise.all([
-        import('../recovery/deps.js'),
-        import('../recovery/takeover.js'),
-      ]);
-      const deps = recoveryDepsFrom(config, {
-        table,
-        store: getStore(),
-        now,
-        owner: `takeover-${owner}`,
-      });
-      return takeOverRebuild(deps, shard, fence);
-    };
+  const takeover = (owner: string = randomUUID()): RebuildTakeover => {
+    const deps = recoveryDepsFrom(config, {
+      table,
+      store: getStore(),
+      now,
+      owner: `takeover-${owner}`,
+    });
+    return (shard, fence) => takeOverRebuild(deps, shard, fence);
+  };
   return {
     config,
     table,

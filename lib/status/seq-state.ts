@@ -45,6 +45,7 @@ import type { ShardRecord } from '../memtable/shard-record.js';
 import type { Table } from '../memtable/table.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { SeqState } from './seq-status.js';
+import { walSeq } from './wal-seq.js';
 
 /** The quarantine copy that makes a seq `quarantined`: the generation of the rebuild that set it aside, and why. */
 type QuarantineRecord = QuarantineHead;
@@ -77,9 +78,6 @@ export async function seqState(
   if (quarantine) return { state: SeqState.quarantined, quarantine };
   if (!atOrBelowDurable) return { state: SeqState.pending };
   if (!store) return { state: SeqState.unknown };
-  // S4 is rare (an expired item): the WAL reader is loaded then, like the S3
-  // client, not at the put and status functions' cold starts.
-  const { walSeq } = await import('./wal-seq.js');
   const wal = await walSeq(
     store,
     { shard, fromPosition: record.aofWatermark, toPosition: record.walNextPos },

@@ -100,33 +100,6 @@ const CLIENTS_AT_COLD_START: Record<string, string[]> = {
   'table-commit': ['client-dynamodb', 'client-s3'],
 };
 
-/**
- * Rooms of `lib/` a function's cold start does not load: code for rare paths
- * (the rebuild takeover on a lapsed fence, the WAL reader for a seq whose
- * item expired) is imported on first use, and the put and status functions
- * never flush, export or replay.
- */
-const RARE_ROOMS = ['recovery', 'export', 'table', 'aof', 'snapshot', 'segment'];
-const LIB_NOT_AT_COLD_START: Record<string, string[]> = {
-  'put-http': [...RARE_ROOMS, 'wal', 'manifest', 'fence'],
-  'put-sqs': [...RARE_ROOMS, 'wal', 'manifest', 'fence'],
-  'status-http': [...RARE_ROOMS, 'wal', 'manifest', 'fence'],
-  'flush-tick': RARE_ROOMS,
-  'flush-worker': RARE_ROOMS,
-};
-
-/** Rooms of `lib/` (`lib/wal/decode.ts` → `wal`) with code in `outputs` of `meta`. */
-function libRoomsIn(meta: Metafile, outputs: string[]): Set<string> {
-  const found = new Set<string>();
-  for (const output of outputs) {
-    for (const [input, { bytesInOutput }] of Object.entries(meta.outputs[output]!.inputs)) {
-      const room = /^lib\/([^/]+)\//.exec(input)?.[1];
-      if (room && bytesInOutput > 0) found.add(room);
-    }
-  }
-  return found;
-}
-
 /** Packages of the source files bundled into `outputs` of `meta` (`@aws-sdk/client-s3` → `client-s3`). */
 function packagesIn(meta: Metafile, outputs: string[]): Set<string> {
   const found = new Set<string>();
@@ -191,15 +164,6 @@ describe('function bundles', () => {
       );
       expect(clients.sort()).toEqual(CLIENTS_AT_COLD_START[entry]);
     });
-
-    const notAtColdStart = LIB_NOT_AT_COLD_START[entry];
-    if (notAtColdStart) {
-      it(`${entry}: its cold start loads none of lib/'s rooms for rare paths or other functions`, () => {
-        const meta = metafiles[entry]!;
-        const rooms = libRoomsIn(meta, coldStartOutputs(meta));
-        expect(notAtColdStart.filter((room) => rooms.has(room))).toEqual([]);
-      });
-    }
 
     it(`${entry}: has the S3 client in its bundle, and no zod`, () => {
       const meta = metafiles[entry]!;

@@ -17,7 +17,26 @@
  * stack traces while debugging, set `NODE_OPTIONS=--enable-source-maps` on
  * the function (docs/deploy.md, "Function sizes"). Identifiers are kept, so
  * a stack trace in the logs names the functions it passed through even
- * without the maps.
+ * without the maps: minifying them shrinks a bundle by a third but saves
+ * only a few ms of import, and `keepNames` (names kept for the traces) gives
+ * those back.
+ *
+ * What else was weighed for the cold start (`npm run bench:coldstart`
+ * prints where its floor lies): the SDK's credential providers other than
+ * the environment's are already chunks loaded on first use (the SDK imports
+ * them dynamically, and Lambda's credentials are in the environment), so
+ * giving the clients `fromEnv` saves nothing at import; a client built on
+ * first use instead of at module scope moves its cost into the first
+ * invocation, which is the same cold start, so functions build theirs at
+ * module scope and the bench counts it. Legal comments stay (at the end of
+ * each file): the package ships these bundles. More dynamic imports are not
+ * free either: esbuild puts the code an entry shares with each of them in
+ * chunks of their own, so each one adds files to the cold start, and a file
+ * costs its resolve, read, compile and link. Loading the rare paths of the
+ * put and status functions (the rebuild takeover, the WAL lookup of an
+ * expired seq) on first use cut their bytes by a tenth but nearly doubled
+ * their files, and made them slower (commit 0e6699a): only the S3 client is
+ * worth its chunks.
  */
 import { join } from 'node:path';
 import type { BuildOptions } from 'esbuild';

@@ -36,7 +36,10 @@ import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { buildFunctionBundles, coldStartOutputs } from '../infra/build/bundles.js';
 import { BUNDLE_ENTRY, BUNDLE_FILE, REPO_ROOT } from '../infra/build/paths.js';
-import { ESBUILD_OPTIONS } from '../infra/constructs/bundle-options.js';
+import {
+  credentialChainBuildOptions,
+  ESBUILD_OPTIONS,
+} from '../infra/constructs/bundle-options.js';
 import { HANDLERS } from '../infra/constructs/handlers.js';
 
 const RUNS = 7;
@@ -178,16 +181,22 @@ function builtinsAtColdStart(meta: Metafile): string[] {
 
 /** Bundles a floor's module source as the functions are bundled; its metafile. */
 async function buildFloor(contents: string, outdir: string): Promise<Metafile> {
-  const result = await build({
-    ...ESBUILD_OPTIONS,
-    absWorkingDir: REPO_ROOT,
-    stdin: { contents, resolveDir: REPO_ROOT, sourcefile: 'floor.ts', loader: 'ts' },
-    entryNames: BUNDLE_ENTRY,
-    outdir,
-    metafile: true,
-    logLevel: 'warning',
-  });
-  return result.metafile;
+  const [floor, chain] = await Promise.all([
+    build({
+      ...ESBUILD_OPTIONS,
+      absWorkingDir: REPO_ROOT,
+      stdin: { contents, resolveDir: REPO_ROOT, sourcefile: 'floor.ts', loader: 'ts' },
+      entryNames: BUNDLE_ENTRY,
+      outdir,
+      metafile: true,
+      logLevel: 'warning',
+    }),
+    build({ ...credentialChainBuildOptions(outdir), metafile: true }),
+  ]);
+  return {
+    inputs: { ...chain.metafile.inputs, ...floor.metafile.inputs },
+    outputs: { ...floor.metafile.outputs, ...chain.metafile.outputs },
+  };
 }
 
 const kib = (bytes: number) => (bytes / 1024).toFixed(0);

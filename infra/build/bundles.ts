@@ -7,22 +7,27 @@
  */
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
-import { functionBuildOptions } from '../constructs/bundle-options.js';
+import { credentialChainBuildOptions, functionBuildOptions } from '../constructs/bundle-options.js';
 import { HANDLERS } from '../constructs/handlers.js';
 import { BUNDLE_FILE } from './paths.js';
 
 /**
  * Bundles every handler into `outdir/<handler>/` (`index.mjs`, its chunks,
- * their source maps); resolves to each handler's esbuild metafile.
+ * the SDK's credential chain, their source maps); resolves to each
+ * handler's esbuild metafile, the chain's outputs included.
  */
 export async function buildFunctionBundles(outdir: string): Promise<Record<string, Metafile>> {
   const built = await Promise.all(
     Object.values(HANDLERS).map(async (file) => {
-      const result = await build({
-        ...functionBuildOptions(file, join(outdir, file)),
-        metafile: true,
-      });
-      return [file, result.metafile] as const;
+      const [handler, chain] = await Promise.all([
+        build({ ...functionBuildOptions(file, join(outdir, file)), metafile: true }),
+        build({ ...credentialChainBuildOptions(join(outdir, file)), metafile: true }),
+      ]);
+      const metafile: Metafile = {
+        inputs: { ...chain.metafile.inputs, ...handler.metafile.inputs },
+        outputs: { ...handler.metafile.outputs, ...chain.metafile.outputs },
+      };
+      return [file, metafile] as const;
     }),
   );
   return Object.fromEntries(built);

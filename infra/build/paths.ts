@@ -24,3 +24,10 @@ export const BUNDLE_ENTRY = 'index';
 
 /** File name of every bundle's entry inside its folder; its chunks are beside it. */
 export const BUNDLE_FILE = `${BUNDLE_ENTRY}.mjs`;
+
+/**
+ * File name, beside every bundle's entry, of the AWS SDK's default credential
+ * chain built on its own (`lib/runtime/lambda-credentials.ts` imports it by
+ * this name when the environment holds no credentials).
+ */
+export const CREDENTIAL_CHAIN_FILE = 'credential-chain.mjs';

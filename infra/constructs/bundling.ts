@@ -13,7 +13,11 @@ import { join } from 'node:path';
 import { AssetHashType, DockerImage, type ILocalBundling } from 'aws-cdk-lib';
 import { Code, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { REPO_ROOT } from '../build/paths.js';
-import { ESM_REQUIRE_BANNER, functionBuildOptions } from './bundle-options.js';
+import {
+  credentialChainBuildOptions,
+  ESM_REQUIRE_BANNER,
+  functionBuildOptions,
+} from './bundle-options.js';
 
 export { ESM_REQUIRE_BANNER };
 
@@ -35,7 +39,9 @@ class EsbuildBundling implements ILocalBundling {
   constructor(readonly file: string) {}
 
   tryBundle(outputDir: string): boolean {
-    requireEsbuild().buildSync(functionBuildOptions(this.file, outputDir));
+    const esbuild = requireEsbuild();
+    esbuild.buildSync(functionBuildOptions(this.file, outputDir));
+    esbuild.buildSync(credentialChainBuildOptions(outputDir));
     return true;
   }
 }

@@ -37,11 +37,10 @@
  *     (`listSize`), and each worker then takes longer than the budget. A tick
  *     that may hand shards over late (P2: it keeps more than its first wave)
  *     keeps lists for that hand-off (one, unless it keeps over 1,500 shards
- *     past its first wave). Lists stop growing at
- *     `maxShardsPerMessage` names (SQS's message size): past `workers` full
- *     lists the tick sends more lists than there are workers, and those wait
- *     in the queue. Either way every shard the tick does not keep is on
- *     exactly one list.
+ *     past its first wave). Lists stop growing at `maxShardsPerMessage`
+ *     names (SQS's message size): past `workers` full lists the tick sends
+ *     more lists than there are workers, and those wait in the queue. Either
+ *     way every shard the tick does not keep is on exactly one list.
  */
 import type { ShardwalConfig } from '../config.js';
 

@@ -26,8 +26,14 @@
  *   tick, so every WAL PUT is counted. Each Lambda has its own vCPU, which
  *   one process cannot give 30-odd workers at once: the workers run one at a
  *   time once the tick has handed everything over, each with the process to
- *   itself, and a worker's commits are placed at its message's delivery time
- *   plus their offsets from that worker's start.
+ *   itself, and a worker's commits are placed at its start plus their
+ *   offsets from that start.
+ * - The workers' cap: at most `SHARDWAL_FLUSH_WORKERS` (the setting the
+ *   deployed stack reserves for the flush workers and caps their event
+ *   source at, 40 by default) run at once. A message starts at its delivery,
+ *   or when one of the running workers ends if all are busy (messages in
+ *   delivery order, each worker's end its start plus the time it took here).
+ *   The tick plans with the same cap (P6 in `lib/ticker/tick-plan.ts`).
  *
  * A commit is the commit update of the flush protocol (step 6) returning, on
  * either side. Each shard count runs `BENCH_TICKS` ticks (the flush-time
@@ -40,7 +46,7 @@
  *
  * Options (env): BENCH_TICK_SHARDS (default 1000,3000,10000), BENCH_TICKS
  * (4), BENCH_INTERVAL_MS (1000), BENCH_DDB_MS (10), BENCH_S3_MS (50),
- * BENCH_QUEUE_MS (10), BENCH_DELIVERY_MS (20).
+ * BENCH_QUEUE_MS (10), BENCH_DELIVERY_MS (20), SHARDWAL_FLUSH_WORKERS (40).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -48,7 +54,7 @@ import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
-import { validateSettings } from '../lib/config.js';
+import { SETTINGS, validateSettings } from '../lib/config.js';
 import { emulatorClientOptions } from '../lib/emulator-options.js';
 import { type FlushDeps, flushSettings, flushShard } from '../lib/flush/flush-shard.js';
 import { lambdaContext } from '../lib/local/lambda-context.js';
@@ -76,6 +82,10 @@ const S3_MS = Number(process.env.BENCH_S3_MS ?? 50);
 const QUEUE_MS = Number(process.env.BENCH_QUEUE_MS ?? 10);
 const DELIVERY_MS = Number(process.env.BENCH_DELIVERY_MS ?? 20);
 const TEMPLATE_SHARD = 'template-shard';
+/** The workers' cap, as the deployed stack sets it (P6 in `lib/ticker/tick-plan.ts`). */
+const FLUSH_WORKERS = validateSettings({
+  flushWorkers: process.env[SETTINGS.flushWorkers.env],
+}).flushWorkers;
 
 /** Wall-clock milliseconds with sub-millisecond resolution, comparable across processes. */
 const clock = () => performance.timeOrigin + performance.now();
@@ -248,7 +258,13 @@ function replayingClient(
 
 /** Messages between the bench and its workers process. */
 type ToWorkers =
-  | { type: 'setup'; recorded: Recorded[]; flush: Omit<FlushDeps, 'table' | 'store' | 'now'> }
+  | {
+      type: 'setup';
+      recorded: Recorded[];
+      flush: Omit<FlushDeps, 'table' | 'store' | 'now'>;
+      /** Workers that run at once (`SHARDWAL_FLUSH_WORKERS`). */
+      workers: number;
+    }
   | { type: 'tick' }
   | { type: 'deliver'; body: string; atMs: number }
   | { type: 'collect' };
@@ -258,8 +274,10 @@ interface WorkerReport {
   messages: number;
   failedMessages: number;
   commits: number;
-  /** The last commit, as if each worker ran on its own CPU from its delivery (wall-clock ms). */
+  /** The last commit, as if each worker ran on its own CPU from its start (wall-clock ms). */
   lastCommitMs: number;
+  /** The longest a message waited, from its delivery, for a worker (all `workers` busy). */
+  longestWaitMs: number;
   walPuts: number;
   /** CPU the workers used, all together. */
   cpuMs: number;
@@ -271,14 +289,17 @@ interface WorkerReport {
  * The workers process. Each delivered message is one worker invocation,
  * run by the real worker code (`handleFlushMessages`) once the tick has
  * handed everything over, one at a time: each worker has this process to
- * itself, as each Lambda has its own vCPU. A worker's commits are placed at
- * its message's delivery time plus their offsets from its own start.
+ * itself, as each Lambda has its own vCPU. At most `workers` run at once: a
+ * message starts at its delivery, or when the first of the busy workers ends
+ * (in delivery order). A worker's commits are placed at its start plus their
+ * offsets from the start of its run here.
  */
 function runWorkers(): void {
   let recorded: Recorded[] = [];
   let base: Omit<FlushDeps, 'table' | 'store' | 'now'> | undefined;
   let client: DynamoDBClient | undefined;
   let onCommit: (atMs: number) => void = () => undefined;
+  let workers = 1;
   let deliveries: { body: string; atMs: number }[] = [];
   let store = new InstrumentedObjectStore(new MemoryObjectStore());
   const runAll = async (): Promise<WorkerReport> => {
@@ -287,11 +308,18 @@ function runWorkers(): void {
     let commits = 0;
     let lastCommitMs = 0;
     let slowestMs = 0;
-    for (const [id, { body, atMs }] of deliveries.entries()) {
+    let longestWaitMs = 0;
+    // When each of the `workers` is free again (modelled time, wall-clock ms).
+    const freeAt: number[] = Array.from({ length: workers }, () => 0);
+    const ordered = [...deliveries].sort((a, b) => a.atMs - b.atMs);
+    for (const [id, { body, atMs }] of ordered.entries()) {
+      const slot = freeAt.indexOf(Math.min(...freeAt));
+      const startMs = Math.max(atMs, freeAt[slot]!);
+      longestWaitMs = Math.max(longestWaitMs, startMs - atMs);
       const startedMs = clock();
       onCommit = (at) => {
         commits++;
-        lastCommitMs = Math.max(lastCommitMs, atMs + (at - startedMs));
+        lastCommitMs = Math.max(lastCommitMs, startMs + (at - startedMs));
       };
       const deps: FlushDeps = {
         ...base!,
@@ -303,7 +331,9 @@ function runWorkers(): void {
       const context = lambdaContext('flushWorker', { timeoutMs: 120_000 });
       const response = await handleFlushMessages({ Records: [record] }, context, deps);
       if (response.batchItemFailures.length > 0) failedMessages++;
-      slowestMs = Math.max(slowestMs, clock() - startedMs);
+      const tookMs = clock() - startedMs;
+      slowestMs = Math.max(slowestMs, tookMs);
+      freeAt[slot] = startMs + tookMs;
     }
     const used = process.cpuUsage(cpu);
     return {
@@ -311,6 +341,7 @@ function runWorkers(): void {
       failedMessages,
       commits,
       lastCommitMs,
+      longestWaitMs,
       walPuts: store.counts().putIfAbsent,
       cpuMs: (used.user + used.system) / 1000,
       slowestMs,
@@ -321,6 +352,7 @@ function runWorkers(): void {
       case 'setup':
         recorded = message.recorded;
         base = message.flush;
+        workers = message.workers;
         client = replayingClient(recorded, DDB_MS, (at) => onCommit(at));
         process.send?.({ type: 'ready' });
         return;
@@ -417,7 +449,7 @@ async function measure(
   const tableName = `tick-${shards}`;
   const setup: Table = { client: dynamoClient(endpoint, 0), tableName };
   await ensureTable(setup);
-  const config = validateSettings({ flushIntervalMs: INTERVAL_MS });
+  const config = validateSettings({ flushIntervalMs: INTERVAL_MS, flushWorkers: FLUSH_WORKERS });
   const base = {
     owner: 'ticker',
     ...flushSettings(config),
@@ -445,7 +477,12 @@ async function measure(
     store: new MemoryObjectStore(),
     now: Date.now,
   });
-  await ask(workers, { type: 'setup', recorded, flush: { ...base, owner: 'worker' } });
+  await ask(workers, {
+    type: 'setup',
+    recorded,
+    flush: { ...base, owner: 'worker' },
+    workers: config.flushWorkers,
+  });
 
   const memory = new InstrumentedObjectStore(new MemoryObjectStore());
   let commits: number[] = [];
@@ -510,7 +547,13 @@ async function measure(
     await listPendingShards({ client: dynamoClient(endpoint, DDB_MS), tableName });
     const listMs = clock() - listStart;
     const started = clock();
-    const summary = await runTick({ flush, intervalMs: INTERVAL_MS, flushTime, fanOut });
+    const summary = await runTick({
+      flush,
+      intervalMs: INTERVAL_MS,
+      flushTime,
+      fanOut,
+      flushWorkers: config.flushWorkers,
+    });
     const tickMs = clock() - started;
     const report = await ask<{ report: WorkerReport }>(workers, { type: 'collect' });
     if (report.report.messages !== sent)
@@ -539,7 +582,8 @@ function print(results: { shards: number; runs: TickRun[] }[]): void {
   console.log(
     `whole tick (tick start to the last active shard's commit, workers included), ` +
       `${DDB_MS} ms per DynamoDB and ${S3_MS} ms per S3 request injected, SendMessageBatch ${QUEUE_MS} ms, ` +
-      `delivery ${DELIVERY_MS} ms (modelled), interval ${INTERVAL_MS} ms; median of ticks 2-${TICKS} ` +
+      `delivery ${DELIVERY_MS} ms (modelled), ${FLUSH_WORKERS} workers at once, interval ${INTERVAL_MS} ms; ` +
+      `median of ticks 2-${TICKS} ` +
       `(goal: every active shard committed within the interval)`,
   );
   const median = (runs: TickRun[], of: (run: TickRun) => number) =>
@@ -564,10 +608,17 @@ function print(results: { shards: number; runs: TickRun[] }[]): void {
         'flushed here': last.local,
         'by workers': last.workers.commits,
         messages: last.workers.messages,
+        'longest wait for a worker ms': median(steady, (r) => r.workers.longestWaitMs),
         committed: `${last.committed}/${shards}`,
         'WAL PUTs': last.tickWalPuts + last.workers.walPuts,
         failed: last.summary.failed + last.workers.failedMessages,
         'slowest worker ms': median(steady, (r) => r.workers.slowestMs),
+        'worker CPU per shard ms': Number(
+          percentile(
+            steady.map((r) => r.workers.cpuMs / Math.max(1, r.workers.commits)),
+            50,
+          ).toFixed(2),
+        ),
       };
     }),
   );

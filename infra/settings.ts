@@ -90,7 +90,7 @@ const DEPLOY_DEFAULTS = {
 const RETIRED_INGEST_KEY = 'ingestMaxConcurrency';
 
 /** Lambda's bounds on an SQS event source's maximum concurrency. */
-const INGEST_MAX_CONCURRENCY_RANGE = { min: 2, max: 1_000 } as const;
+const EVENT_SOURCE_MAX_CONCURRENCY = { min: 2, max: 1_000 } as const;
 
 /** A stage name: it becomes part of a stack name and a metric dimension. */
 const STAGE_PATTERN = /^[A-Za-z][A-Za-z0-9-]{0,31}$/;
@@ -283,8 +283,8 @@ function ingestCap(
     get,
     DEPLOY_CONTEXT[key],
     DEPLOY_DEFAULTS[key],
-    INGEST_MAX_CONCURRENCY_RANGE.min,
-    INGEST_MAX_CONCURRENCY_RANGE.max,
+    EVENT_SOURCE_MAX_CONCURRENCY.min,
+    EVENT_SOURCE_MAX_CONCURRENCY.max,
   );
 }
 
@@ -331,6 +331,14 @@ export function settingsFromContext(
     );
   }
 
+  if (service.flushWorkers > EVENT_SOURCE_MAX_CONCURRENCY.max) {
+    throw new ConfigError(
+      SETTINGS.flushWorkers.env,
+      service.flushWorkers,
+      `expected at most ${EVENT_SOURCE_MAX_CONCURRENCY.max}: the flush queue's event source is capped at it`,
+    );
+  }
+
   const environment: Record<string, string> = {
     // Always set: the schedule is derived from it, so the functions must not
     // fall back to a default that could differ from what was planned.
@@ -339,6 +347,8 @@ export function settingsFromContext(
     // spill grants follow these values, and so must the code.
     [CAPACITY_MODE_ENV]: service.capacityMode,
     [SPILL_BYTES_ENV]: service.spillBytes === undefined ? SPILL_OFF : String(service.spillBytes),
+    // Always set, resolved: the tick plans its lists for the workers the stack reserves (P6).
+    [SETTINGS.flushWorkers.env]: String(service.flushWorkers),
   };
   for (const name of Object.keys(SETTINGS) as SettingName[]) {
     if (isSet(raw[name])) environment[SETTINGS[name].env] = String(service[name]);

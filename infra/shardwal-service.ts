@@ -22,7 +22,6 @@ import { FINDING_WINDOW } from '../lib/table/refused.js';
 import { optionsOf } from '../lib/table/table-config.js';
 import { Alarms } from './constructs/alarms.js';
 import { Api } from './constructs/api.js';
-import { FLUSH_WORKER_MAX_CONCURRENCY } from './constructs/concurrency.js';
 import { ServiceDashboard } from './constructs/dashboard.js';
 import { Functions } from './constructs/functions.js';
 import { GlueTables } from './constructs/glue-tables.js';
@@ -185,8 +184,9 @@ export class ShardwalService extends Construct {
       new SqsEventSource(this.queues.flush, {
         batchSize: 1,
         reportBatchItemFailures: true,
-        // At most the worker's reserved concurrency: SQS never meets a throttle.
-        maxConcurrency: FLUSH_WORKER_MAX_CONCURRENCY,
+        // The workers' reserved concurrency (`flushWorkers`), so SQS never meets
+        // a throttle; the tick's plan hands over no more lists than this (P6).
+        maxConcurrency: settings.service.flushWorkers,
       }),
     );
 

@@ -33,6 +33,12 @@ export const SETTINGS = {
   flushConcurrency: { env: 'SHARDWAL_FLUSH_CONCURRENCY', default: 0, min: 1 },
   /** Derived per tick when not given: from the interval and the active shards (`lib/ticker/tick-plan.ts`). */
   maxShardsPerTick: { env: 'SHARDWAL_MAX_SHARDS_PER_TICK', default: 0, min: 1 },
+  /**
+   * Flush workers that run at once: the deployed stack reserves this many
+   * and caps the flush queue's event source at it (at least 2, SQS's floor),
+   * and a tick hands over at most this many lists (P6 in `lib/ticker/tick-plan.ts`).
+   */
+  flushWorkers: { env: 'SHARDWAL_FLUSH_WORKERS', default: 40, min: 2 },
   idempotencyTtlMs: { env: 'SHARDWAL_IDEMPOTENCY_TTL_MS', default: 24 * 3600 * 1000, min: 1 },
   walRetentionMs: { env: 'SHARDWAL_WAL_RETENTION_MS', default: 7 * 24 * 3600 * 1000, min: 0 },
   exportRetentionMs: {
@@ -132,6 +138,8 @@ export interface ShardwalConfig {
   flushConcurrency: number | undefined;
   /** Shards one tick flushes itself before fanning the rest out; undefined: derived per tick. */
   maxShardsPerTick: number | undefined;
+  /** Flush workers that run at once, and so the most lists a tick hands over (P6 in `lib/ticker/tick-plan.ts`). */
+  flushWorkers: number;
   /** How long an idempotency record answers repeats. */
   idempotencyTtlMs: number;
   /** How long WAL objects below the AOF watermark are kept before retirement. */
@@ -247,6 +255,7 @@ export function validateSettings(raw: RawSettings): ShardwalConfig {
     reservationLeaseMs: num('reservationLeaseMs'),
     flushConcurrency: given('flushConcurrency') ? num('flushConcurrency') : undefined,
     maxShardsPerTick: given('maxShardsPerTick') ? num('maxShardsPerTick') : undefined,
+    flushWorkers: num('flushWorkers'),
     idempotencyTtlMs: num('idempotencyTtlMs'),
     walRetentionMs: num('walRetentionMs'),
     exportRetentionMs: num('exportRetentionMs'),

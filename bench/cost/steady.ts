@@ -427,7 +427,7 @@ function tickerLine(input: SteadyInput, intervals: number): LambdaLine {
  * Flush workers: the real tick planner (`planTick`) decides how many active
  * shards a tick keeps, given the flush time it would measure; flushes run
  * concurrently on one CPU, so each one's wall time is about the tick's
- * modelled busy time. The rest are fanned out in lists (P5 in
+ * modelled busy time. The rest are fanned out in lists (P5 and P6 in
  * `lib/ticker/tick-plan.ts`), one worker invocation a list, which flushes
  * its list in waves of `TICK_SIZING.maxConcurrency`, billed at the worker's memory.
  */
@@ -461,6 +461,7 @@ function fanOutPerInterval(input: SteadyInput): { fannedOut: number; perMessage:
     maxWalObjectBytes: input.deployment.settings.service.maxWalObjectBytes,
     concurrency: input.deployment.settings.service.flushConcurrency,
     maxShardsPerTick: input.deployment.settings.service.maxShardsPerTick,
+    workers: input.deployment.settings.service.flushWorkers,
   });
   return { fannedOut: active - plan.here, perMessage: plan.perMessage };
 }

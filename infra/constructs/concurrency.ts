@@ -8,18 +8,15 @@
  */
 import type { HandlerName } from './functions.js';
 
-/** Reserved concurrency per function; functions not listed share the account's pool. */
+/**
+ * Reserved concurrency per function besides the flush workers (whose number
+ * is a setting, `flushWorkers`); functions not listed share the account's pool.
+ */
 const RESERVED_CONCURRENCY = {
   // One scheduled invocation a minute, which runs until the end of its minute:
   // the next one may start while the last tick of the previous one commits
   // (that overlap is fenced), so 2, never 1, which would throttle the next minute.
   flushTick: 2,
-  // Tick fan-out and size-triggered flush requests. The flush queue's event
-  // source is capped at the same number, so SQS never meets a throttle. A tick
-  // hands each worker a list of what it flushes within the interval (about 360
-  // shards at 10 ms DynamoDB and 50 ms S3 requests, docs/ticker.md), so 40
-  // workers cover 10,000 active shards a second with room for size triggers.
-  flushWorker: 40,
   // The scheduled run plus one on-demand run (`{"shard": ...}`); two runs on one
   // shard are safe (create-if-absent manifest, conditional watermark).
   export: 2,
@@ -32,11 +29,23 @@ const RESERVED_CONCURRENCY = {
   // base), they only repeat work, and each run ends within its 15 minutes.
 } as const satisfies Partial<Record<HandlerName, number>>;
 
-/** Concurrency cap of the flush queue's event source (SQS needs at least 2). */
-export const FLUSH_WORKER_MAX_CONCURRENCY = RESERVED_CONCURRENCY.flushWorker;
-
-/** The reservation of `name`, or undefined when it has none or reservations are off. */
-export function reservedConcurrencyOf(name: HandlerName, enabled: boolean): number | undefined {
+/**
+ * The reservation of `name`, or undefined when it has none or reservations
+ * are off. The flush workers (tick fan-out and size-triggered flush requests)
+ * reserve `flushWorkers` (`SHARDWAL_FLUSH_WORKERS`, 40 by default): the flush
+ * queue's event source is capped at the same number, so SQS never meets a
+ * throttle, and a tick hands over at most that many lists (P6 in
+ * `lib/ticker/tick-plan.ts`), each what one worker flushes within the
+ * interval (about 360 shards at 10 ms DynamoDB and 50 ms S3 requests,
+ * docs/ticker.md): 40 cover about 14,000 active shards a second beyond the
+ * tick's own.
+ */
+export function reservedConcurrencyOf(
+  name: HandlerName,
+  enabled: boolean,
+  flushWorkers: number,
+): number | undefined {
   if (!enabled) return undefined;
+  if (name === 'flushWorker') return flushWorkers;
   return (RESERVED_CONCURRENCY as Partial<Record<HandlerName, number>>)[name];
 }

@@ -149,6 +149,7 @@ export class Functions extends Construct {
         reservedConcurrentExecutions: reservedConcurrencyOf(
           name,
           props.settings.reservedConcurrency,
+          props.settings.service.flushWorkers,
         ),
       };
       if (props.code) {

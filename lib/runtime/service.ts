@@ -111,6 +111,7 @@ export function serviceFromEnv(
       intervalMs: config.flushIntervalMs,
       concurrency: config.flushConcurrency,
       maxShardsPerTick: config.maxShardsPerTick,
+      flushWorkers: config.flushWorkers,
       fanOut: clients.flushQueue?.fanOut,
       takeOver: takeover(owner),
     }),

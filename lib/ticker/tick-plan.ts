@@ -29,6 +29,18 @@
  *     A tick's hand-off is then a few requests (`sqsFanOut` sends up to ten
  *     lists a request, all requests at once), not one message per shard: it
  *     stays a few round trips whatever the number of active shards.
+ * P6. A tick hands over at most `workers` lists: the flush workers that run
+ *     at once (`SHARDWAL_FLUSH_WORKERS`, the workers' reserved concurrency and
+ *     their event source's cap, set by the stack from the same setting). A
+ *     list past them would wait in the queue for a worker to finish. When the
+ *     lists of P5 would outnumber the workers, the lists grow instead
+ *     (`listSize`), and each worker then takes longer than the budget. A tick
+ *     that may hand shards over late (P2: it keeps more than its first wave)
+ *     keeps lists for that hand-off (one, unless it keeps over 1,500 shards
+ *     past its first wave). Lists stop growing at `maxShardsPerMessage`
+ *     names (SQS's message size): past `workers` full lists the tick sends
+ *     more lists than there are workers, and those wait in the queue. Either
+ *     way every shard the tick does not keep is on exactly one list.
  */
 import type { ShardwalConfig } from '../config.js';
 
@@ -67,6 +79,8 @@ export interface TickPlanInput {
   concurrency?: number | undefined;
   /** Override: shards flushed here before fanning out (`SHARDWAL_MAX_SHARDS_PER_TICK`). */
   maxShardsPerTick?: number | undefined;
+  /** Flush workers that run at once (`SHARDWAL_FLUSH_WORKERS`): the most lists a tick hands over (P6). */
+  workers: number;
 }
 
 /** One tick's plan. */
@@ -79,11 +93,16 @@ export interface TickPlan {
   flushBytes: number;
   /** Time the tick gives its own flushes (P2); undefined: no budget. */
   budgetMs: number | undefined;
-  /** Most shards one fan-out message names, what one worker flushes within the budget (P5). */
+  /**
+   * Most shards one fan-out message names: what one worker flushes within the
+   * budget (P5), or more, so that the lists do not outnumber the workers (P6).
+   */
   perMessage: number;
+  /** Flush workers that run at once: the most lists the tick hands over (P6). */
+  workers: number;
 }
 
-/** Plans one tick (P1-P4). */
+/** Plans one tick (P1-P6). */
 export function planTick(input: TickPlanInput): TickPlan {
   const { activeShards, flushMs } = input;
   const budgetMs =
@@ -101,20 +120,33 @@ export function planTick(input: TickPlanInput): TickPlan {
     : Math.min(activeShards, input.maxShardsPerTick ?? fitsInBudget);
   const concurrency = input.concurrency ?? clamp(here, 1, widest);
   // P5: a worker flushes as wide as a tick may (`flushMessage`), within the same budget.
-  const perMessage =
+  const inBudget =
     budgetMs === undefined
       ? TICK_SIZING.maxShardsPerMessage
-      : clamp(
-          Math.floor((TICK_SIZING.maxConcurrency * budgetMs) / Math.max(1, flushMs)),
-          1,
-          TICK_SIZING.maxShardsPerMessage,
-        );
+      : Math.floor((TICK_SIZING.maxConcurrency * budgetMs) / Math.max(1, flushMs));
+  // P6: a tick may hand over late (P2) what it keeps past its first wave; lists are kept for that.
+  const mayHandOffLater =
+    input.canFanOut && budgetMs !== undefined ? Math.max(0, here - concurrency) : 0;
+  const keptForLater = Math.ceil(mayHandOffLater / TICK_SIZING.maxShardsPerMessage);
+  const workers = Math.max(1, input.workers);
+  const perMessage = listSize(activeShards - here, workers - keptForLater, inBudget);
   const flushBytes =
     input.concurrency === undefined
       ? flushBytesAt(input.maxWalObjectBytes, concurrency)
       : // An operator who set the concurrency sized memory for it.
         input.maxWalObjectBytes;
-  return { concurrency, here, flushBytes, budgetMs, perMessage };
+  return { concurrency, here, flushBytes, budgetMs, perMessage, workers };
+}
+
+/**
+ * Shards a list names when `shards` are handed to at most `lists` workers
+ * (P6): at least `atLeast` (what one worker flushes within the budget, P5),
+ * as many as spread them over `lists`, and never more than
+ * `maxShardsPerMessage` (past that the lists outnumber the workers).
+ */
+function listSize(shards: number, lists: number, atLeast: number): number {
+  const spread = Math.ceil(shards / Math.max(1, lists));
+  return clamp(Math.max(atLeast, spread), 1, TICK_SIZING.maxShardsPerMessage);
 }
 
 /**
@@ -137,6 +169,14 @@ export function fanOutLists(shards: readonly string[], perMessage: number): stri
     at += size;
   }
   return lists;
+}
+
+/**
+ * The lists of a late hand-off (P2) of `late` shards, after the tick handed
+ * over `handed` lists: they take the workers the plan kept for them (P6).
+ */
+export function lateLists(plan: TickPlan, late: readonly string[], handed: number): string[][] {
+  return fanOutLists(late, listSize(late.length, plan.workers - handed, plan.perMessage));
 }
 
 function clamp(value: number, low: number, high: number): number {

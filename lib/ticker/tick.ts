@@ -7,6 +7,7 @@
  * oldest pending batch it saw (`pending-age.ts`), flushed or not.
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { SETTINGS } from '../config.js';
 import { type FlushDeps, type FlushOutcome, flushShard } from '../flush/flush-shard.js';
 import { runReported, type TimedOutcome } from '../flush/report.js';
 import { listPendingShards } from '../memtable/pending-index.js';
@@ -16,7 +17,7 @@ import type { RebuildTakeover } from '../recovery/takeover.js';
 import { claimAhead, processClaimLead, sleepUntil, type TickSlot } from './claim-lead.js';
 import { mapWithConcurrency } from './concurrency.js';
 import { oldestAgeMs, pendingAgeAfter, SETTLED } from './pending-age.js';
-import { FlushTimeEstimate, fanOutLists, planTick, type TickPlan } from './tick-plan.js';
+import { FlushTimeEstimate, fanOutLists, lateLists, planTick, type TickPlan } from './tick-plan.js';
 
 /** What a tick needs. */
 export interface TickDeps {
@@ -27,6 +28,11 @@ export interface TickDeps {
   concurrency?: number | undefined;
   /** Override of the derived shards flushed here (`SHARDWAL_MAX_SHARDS_PER_TICK`). */
   maxShardsPerTick?: number | undefined;
+  /**
+   * Flush workers that run at once (`SHARDWAL_FLUSH_WORKERS`): the most lists
+   * a tick hands over (P6 in `tick-plan.ts`). Default: the setting's default.
+   */
+  flushWorkers?: number | undefined;
   /**
    * Hands shards to workers, one message per list (P5 in `tick-plan.ts`);
    * absent → flush all here. A rejection means some lists may not have been
@@ -85,6 +91,7 @@ export async function runTick(deps: TickDeps): Promise<TickSummary> {
       maxWalObjectBytes: deps.flush.maxWalObjectBytes,
       concurrency: deps.concurrency,
       maxShardsPerTick: deps.maxShardsPerTick,
+      workers: deps.flushWorkers ?? SETTINGS.flushWorkers.default,
     });
   const lead = deps.slot?.lead ?? processClaimLead;
   // The slot, while it is still ahead of this tick.
@@ -105,6 +112,7 @@ export async function runTick(deps: TickDeps): Promise<TickSummary> {
   const plan = planFor(shards.length);
   const here = shards.slice(0, plan.here);
   const elsewhere = shards.slice(plan.here);
+  const lists = fanOutLists(elsewhere, plan.perMessage);
   const flushDeps = { ...deps.flush, maxWalObjectBytes: plan.flushBytes };
   // P2: a tick that can fan out starts no flush past the first wave that would
   // end beyond its budget; those shards go to workers.
@@ -126,7 +134,7 @@ export async function runTick(deps: TickDeps): Promise<TickSummary> {
       async ({ shard, index }) => {
         if (lateFrom === undefined && begun >= plan.concurrency && now() >= handOffAt) {
           lateFrom = index;
-          lateHandOff = handOff(deps.fanOut, here.slice(index), plan.perMessage);
+          lateHandOff = handOff(deps.fanOut, lateLists(plan, here.slice(index), lists.length));
         }
         if (lateFrom !== undefined) return HANDED_OFF;
         begun++;
@@ -137,7 +145,7 @@ export async function runTick(deps: TickDeps): Promise<TickSummary> {
         return outcome;
       },
     ),
-    handOff(deps.fanOut, elsewhere, plan.perMessage),
+    handOff(deps.fanOut, lists),
   ]);
   await lateHandOff;
   flushTime.observe(flushTimes);
@@ -185,22 +193,18 @@ export async function takeOverLapsed(
 }
 
 /**
- * Hands `shards` to workers in lists of at most `perMessage` (P5). A failed
- * hand-off must not cost this tick its own shards: it is logged, and the
- * shards it did not hand over stay pending (nothing here clears a marker),
- * so the next tick lists them again.
+ * Hands `lists` to workers, one message each (P5, P6). A failed hand-off must
+ * not cost this tick its own shards: it is logged, and the shards it did not
+ * hand over stay pending (nothing here clears a marker), so the next tick
+ * lists them again.
  */
-async function handOff(
-  fanOut: TickDeps['fanOut'],
-  shards: readonly string[],
-  perMessage: number,
-): Promise<void> {
-  if (!fanOut || shards.length === 0) return;
+async function handOff(fanOut: TickDeps['fanOut'], lists: string[][]): Promise<void> {
+  if (!fanOut || lists.length === 0) return;
   try {
-    await fanOut(fanOutLists(shards, perMessage));
+    await fanOut(lists);
   } catch (error) {
     logger.error('fan-out failed; the shards not handed over wait for the next tick', {
-      shards: shards.length,
+      shards: lists.reduce((sum, list) => sum + list.length, 0),
       error: error as Error,
     });
   }

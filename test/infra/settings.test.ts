@@ -45,11 +45,12 @@ describe('settingsFromContext', () => {
       );
     });
 
-    it('passes the service default interval, capacity mode and spill threshold explicitly when the user set none', () => {
+    it('passes the service default interval, capacity mode, spill threshold and flush workers explicitly when the user set none', () => {
       expect(from({}).environment).toEqual({
         SHARDWAL_FLUSH_INTERVAL_MS: '1000',
         SHARDWAL_CAPACITY_MODE: 'on-demand',
         SHARDWAL_SPILL_BYTES: '8192',
+        SHARDWAL_FLUSH_WORKERS: '40',
       });
     });
   });
@@ -61,6 +62,7 @@ describe('settingsFromContext', () => {
         SHARDWAL_FLUSH_INTERVAL_MS: '1000',
         SHARDWAL_CAPACITY_MODE: 'on-demand',
         SHARDWAL_SPILL_BYTES: '8192',
+        SHARDWAL_FLUSH_WORKERS: '40',
         SHARDWAL_MAX_BUFFERED_BYTES: '16777216',
         SHARDWAL_WAL_RETENTION_MS: '0',
         SHARDWAL_DURABLE_PUTS: 'off',
@@ -75,6 +77,13 @@ describe('settingsFromContext', () => {
 
     it('rejects a durable wait the HTTP API would cut off', () => {
       expect(() => from({ durableWaitMs: 26_000 })).toThrow(/SHARDWAL_DURABLE_WAIT_MS=26000/);
+    });
+
+    it('rejects more flush workers than an SQS event source can be capped at', () => {
+      expect(from({ flushWorkers: 1_000 }).environment.SHARDWAL_FLUSH_WORKERS).toBe('1000');
+      expect(() => from({ flushWorkers: 1_001 })).toThrow(
+        /SHARDWAL_FLUSH_WORKERS=1001: expected at most 1000/,
+      );
     });
 
     it("rejects a body limit above Lambda's synchronous payload limit", () => {

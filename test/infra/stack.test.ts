@@ -304,13 +304,25 @@ describe('ShardwalService', () => {
       expect(concurrencyOf(s, s.service.queues.ingest!)).toEqual({ MaximumConcurrency: 40 });
       expect(concurrencyOf(s, s.service.queues.ingestFifo!)).toEqual({ MaximumConcurrency: 10 });
       expect(concurrencyOf(s, s.service.queues.flush)).toEqual({ MaximumConcurrency: 40 });
-      const capped = synth({ ingestStandardMaxConcurrency: 5, ingestFifoMaxConcurrency: 3 });
+      const capped = synth({
+        ingestStandardMaxConcurrency: 5,
+        ingestFifoMaxConcurrency: 3,
+        flushWorkers: 60,
+      });
       expect(concurrencyOf(capped, capped.service.queues.ingest!)).toEqual({
         MaximumConcurrency: 5,
       });
       expect(concurrencyOf(capped, capped.service.queues.ingestFifo!)).toEqual({
         MaximumConcurrency: 3,
       });
+      // One setting sizes the workers, their event source and the tick's plan (P6).
+      expect(concurrencyOf(capped, capped.service.queues.flush)).toEqual({
+        MaximumConcurrency: 60,
+      });
+      const props = (name: 'flushTick' | 'flushWorker') =>
+        capped.template.toJSON().Resources[functionId(capped, name)].Properties;
+      expect(props('flushWorker').ReservedConcurrentExecutions).toBe(60);
+      expect(props('flushTick').Environment.Variables.SHARDWAL_FLUSH_WORKERS).toBe('60');
     });
   });
 
@@ -361,6 +373,7 @@ describe('ShardwalService', () => {
           SHARDWAL_FLUSH_INTERVAL_MS: '10000',
           SHARDWAL_CAPACITY_MODE: 'on-demand',
           SHARDWAL_SPILL_BYTES: '8192',
+          SHARDWAL_FLUSH_WORKERS: '40',
           SHARDWAL_STAGE: 'default',
           POWERTOOLS_SERVICE_NAME: 'shardwal',
           POWERTOOLS_METRICS_NAMESPACE: 'shardwal',

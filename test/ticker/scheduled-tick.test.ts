@@ -64,7 +64,14 @@ async function invoke(
       fannedOut: 0,
       outcomes: [],
       failed: 0,
-      plan: { concurrency: 1, here: 0, flushBytes: 1, budgetMs: undefined, perMessage: 1 },
+      plan: {
+        concurrency: 1,
+        here: 0,
+        flushBytes: 1,
+        budgetMs: undefined,
+        perMessage: 1,
+        workers: 40,
+      },
       oldestPendingAgeMs: 0,
     };
   });

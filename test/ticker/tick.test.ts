@@ -287,6 +287,27 @@ describe('runTick', () => {
     expect(handed[0]!.flat()).toEqual(shards.slice(1));
   });
 
+  it('hands over no more lists than there are workers, its late hand-off included, each shard on one list', async () => {
+    const f = await fixture(dynalite());
+    const shards = Array.from({ length: 35 }, (_, i) => `w${String(i).padStart(2, '0')}`);
+    await putTo(f, shards);
+    const handed: string[][][] = [];
+    const summary = await runTick({
+      ...tickDeps(f, { maxShardsPerTick: 6, concurrency: 2 }),
+      intervalMs: 1_000,
+      flushWorkers: 3,
+      // 10 shards a worker within the budget would make three lists of the 29 past
+      // the 6 kept; the estimate is spent at once, so all but the first wave go late.
+      flushTime: new FlushTimeEstimate(2_880),
+      fanOut: async (lists) => void handed.push(lists),
+    });
+    expect(summary.plan).toMatchObject({ here: 6, concurrency: 2, workers: 3, perMessage: 15 });
+    expect(handed.map((lists) => lists.map((list) => list.length))).toEqual([[15, 14], [4]]);
+    const flushedHere = summary.outcomes.map((o) => o.shard);
+    expect(flushedHere).toEqual(shards.slice(0, 2));
+    expect([...flushedHere, ...handed.flat(2)].sort()).toEqual(shards);
+  });
+
   it('leaves the shards of a failed hand-off pending, and the next tick hands them over again', async () => {
     const f = await fixture(dynalite());
     const shards = ['h0', 'h1', 'h2', 'h3'];

@@ -53,7 +53,7 @@ export function functionSizes(config: ShardwalConfig) {
     // of whole minutes); the margin lets the last tick's flushes commit instead
     // of being cut off mid-protocol.
     flushTick: { memoryMb: flusherMemoryMb(config), timeout: Duration.seconds(60 + TICK_MARGIN_S) },
-    // Up to ten shards per SQS batch, flushConcurrency at a time, each one WAL PUT.
+    // One list of shards per message (up to 1,500 names), flushed 48 at a time, each one WAL PUT.
     flushWorker: { memoryMb: flusherMemoryMb(config), timeout: Duration.minutes(2) },
     // Folds a shard's previous export and WAL tail in memory; walks every shard.
     export: { memoryMb: 2_048, timeout: Duration.minutes(15) },

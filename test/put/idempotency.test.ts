@@ -43,6 +43,14 @@ function put(f: Fixture, table = f.table, rows: object[] = [{ id: 'a' }, { id: '
   );
 }
 
+/** A put whose batch write fails: it seals its own seq void and cannot release the key. */
+async function putVoidingItsSeqKeepingKey(f: Fixture): Promise<void> {
+  const scripted = scriptedTable(f.table);
+  scripted.add({ match: isBatchWrite, effect: 'fail', times: 5 });
+  scripted.add({ match: (c) => c instanceof DeleteItemCommand, effect: 'fail', times: 5 });
+  await expect(put(f, scripted.table)).rejects.toBeDefined();
+}
+
 /** Every row of the shard's WAL, after draining it. */
 async function walRows(f: Fixture): Promise<unknown[]> {
   f.clock.advance(f.config.gapSealMs + 1);
@@ -211,10 +219,7 @@ describe('Idempotency-Key', () => {
   describe('when the put that holds the key sealed its own seq but could not release the key', () => {
     it('never answers a repeat with the void seq: 409 while the lease lives, then the rows land once', async () => {
       const f = await fixture(dynalite());
-      const scripted = scriptedTable(f.table);
-      scripted.add({ match: isBatchWrite, effect: 'fail', times: 5 });
-      scripted.add({ match: (c) => c instanceof DeleteItemCommand, effect: 'fail', times: 5 });
-      await expect(put(f, scripted.table)).rejects.toBeDefined();
+      await putVoidingItsSeqKeepingKey(f);
       expect(await readBatchHead(f.table, SHARD, 1)).toMatchObject({ kind: 'void' });
       expect(await readIdempotencyRecord(f.table, SHARD, KEY, f.clock.now())).toMatchObject({
         state: 'pending',
@@ -288,11 +293,7 @@ describe('Idempotency-Key', () => {
   describe('when a repeat settles the recorded seq after the key window ended', () => {
     it('never reads the emptied durable seq as landed: the window is over, and the rows land once', async () => {
       const f = await fixture(dynalite());
-      // The first put seals its own seq void and cannot release the key.
-      const scripted = scriptedTable(f.table);
-      scripted.add({ match: isBatchWrite, effect: 'fail', times: 5 });
-      scripted.add({ match: (c) => c instanceof DeleteItemCommand, effect: 'fail', times: 5 });
-      await expect(put(f, scripted.table)).rejects.toBeDefined();
+      await putVoidingItsSeqKeepingKey(f);
       await drain(f.flushDeps('ticker'), SHARD);
       expect(await readShardRecord(f.table, SHARD)).toMatchObject({ durableSeq: 1 });
       f.clock.advance(f.config.reservationLeaseMs + 1);

@@ -175,3 +175,20 @@ export async function readQuarantineHead(
     rejectedAtMs: num(out.Item, 'rejectedAtMs', 0),
   };
 }
+
+/**
+ * The newest quarantine copy of batch `seq` made by a rebuild of generation
+ * `maxGeneration` or older (newest first, one GetItem each), or undefined.
+ */
+export async function findQuarantineHead(
+  table: Table,
+  shard: string,
+  seq: number,
+  maxGeneration: number,
+): Promise<QuarantineHead | undefined> {
+  for (let generation = maxGeneration; generation >= 1; generation--) {
+    const head = await readQuarantineHead(table, shard, generation, seq);
+    if (head) return head;
+  }
+  return undefined;
+}

@@ -19,7 +19,9 @@
  *    the clock skew, else if the WAL object below the export that holds it
  *    still does and holds the same rows, else only if the item predates the
  *    export (C1-C3 in `seq-content.ts`).
- * 3. A seq in (R, min(nextSeq − 1, D)] that has no item is sealed void,
+ * 3. A seq in (R, min(nextSeq − 1, D)] that has no item is sealed void
+ *    (unless a rebuild of this same reset, killed, already moved its batch
+ *    to the quarantine: its rows are set aside, not missing),
  *    however long ago it was allocated: a put in flight may still write it
  *    (a late write then fails its condition and its caller gets an error),
  *    and a put that allocated it and died may have left an idempotency
@@ -48,7 +50,7 @@
  */
 import type { BatchRow } from '../memtable/batch-codec.js';
 import { type BatchHead, listBatchHeads } from '../memtable/batch-heads.js';
-import { quarantineBatch } from '../memtable/quarantine.js';
+import { quarantineBatch, readQuarantineHead } from '../memtable/quarantine.js';
 import { sealVoid } from '../memtable/seal-void.js';
 import type { ShardRecord } from '../memtable/shard-record.js';
 import type { RecoveryDeps } from './deps.js';
@@ -214,6 +216,12 @@ async function sealInFlight(
     while (index < heads.length && heads[index]!.seq < seq) index++;
     const next = heads[index];
     if (next?.seq === seq) continue;
+    // A rebuild of this same reset (its copies carry the generation this one commits) that died
+    // after moving the seq's batch to the quarantine left it empty: its rows are set aside, not
+    // missing, so a void would make the status and a takeover of its put's key answer "nothing
+    // stored" (simulation seeds 19008415, 19009412). A copy of an older generation is an earlier
+    // timeline's, whose seq a later restore may have handed out again: sealed as below.
+    if (await readQuarantineHead(deps.table, shard, input.generation, seq)) continue;
     // Rule 3: no age test. The next item may be an old timeline's (a reissued seq), so it dates nothing.
     touched = true;
     if ((await sealVoid(deps.table, shard, seq, nowMs)) === 'sealed') seqs.push(seq);

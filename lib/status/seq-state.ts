@@ -40,7 +40,7 @@
  */
 
 import { readBatchHead } from '../memtable/batch-heads.js';
-import { type QuarantineHead, readQuarantineHead } from '../memtable/quarantine.js';
+import { findQuarantineHead, type QuarantineHead } from '../memtable/quarantine.js';
 import type { ShardRecord } from '../memtable/shard-record.js';
 import type { Table } from '../memtable/table.js';
 import type { ObjectStore } from '../store/object-store.js';
@@ -74,7 +74,7 @@ export async function seqState(
   const head = await readBatchHead(table, shard, seq);
   if (head?.kind === 'void') return { state: SeqState.void };
   if (head) return { state: atOrBelowDurable ? SeqState.durable : SeqState.pending };
-  const quarantine = await findQuarantine(table, shard, seq, record.generation + 1);
+  const quarantine = await findQuarantineHead(table, shard, seq, record.generation + 1);
   if (quarantine) return { state: SeqState.quarantined, quarantine };
   if (!atOrBelowDurable) return { state: SeqState.pending };
   if (!store) return { state: SeqState.unknown };
@@ -85,18 +85,4 @@ export async function seqState(
   );
   if (!wal.found) return { state: SeqState.unknown };
   return { state: wal.void ? SeqState.void : SeqState.durable };
-}
-
-/** S2: the newest quarantine copy of `seq`, reading generations `maxGeneration` down to 1. */
-async function findQuarantine(
-  table: Table,
-  shard: string,
-  seq: number,
-  maxGeneration: number,
-): Promise<QuarantineRecord | undefined> {
-  for (let generation = maxGeneration; generation >= 1; generation--) {
-    const head = await readQuarantineHead(table, shard, generation, seq);
-    if (head) return head;
-  }
-  return undefined;
 }

@@ -8,6 +8,7 @@ import { ErrorKind, FencedError, InProgressError } from '../../lib/errors.js';
 import { exportShard } from '../../lib/export/export-shard.js';
 import { flushShard } from '../../lib/flush/flush-shard.js';
 import { handleStatus } from '../../lib/http/status-route.js';
+import { readBatchHead } from '../../lib/memtable/batch-heads.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import { putRows } from '../../lib/put/put-rows.js';
 import { parsePutValue } from '../../lib/put/schema.js';
@@ -111,6 +112,25 @@ describe('seqState', () => {
         durable: false,
         quarantine: { generation: 1 },
       });
+    });
+
+    it('keeps a seq quarantined when the rebuild that set it aside died and is run again: no void, and a repeat is fenced, never stored again (seeds 19008415, 19009412)', async () => {
+      const f = await fixture(dynalite());
+      const seq = await reusedSeq(f);
+      const killed = {
+        ...recoveryDepsOf(f),
+        faults: async (point: string) => {
+          if (point === RebuildFaultPoint.afterQuarantine) throw new Error('killed');
+        },
+      };
+      expect(((await caught(() => rebuildShard(killed, SHARD))) as Error).message).toBe('killed');
+      await rebuildShard(recoveryDepsOf(f), SHARD);
+      expect(await readBatchHead(f.table, SHARD, seq)).toBeUndefined();
+      expect(await seqAnswer(f, seq)).toMatchObject({ seq, state: 'quarantined', durable: false });
+      f.clock.advance(f.config.reservationLeaseMs + 1);
+      const error = await caught(() => put(f, [{ n: 'reused' }], 'k-reused', true));
+      expect(error).toBeInstanceOf(FencedError);
+      expect((error as Error).message).toContain(`seq ${seq} is quarantined`);
     });
 
     it('fails a durable repeat of the quarantined put with fenced, never 200 durable', async () => {

@@ -1287,8 +1287,8 @@ export const MUTANTS: Mutant[] = [
     edits: [
       {
         file: 'lib/status/seq-state.ts',
-        find: '  const quarantine = await findQuarantine(table, shard, seq, record.generation + 1);',
-        replace: '  const quarantine = await findQuarantine(table, shard, seq, record.generation);',
+        find: '  const quarantine = await findQuarantineHead(table, shard, seq, record.generation + 1);',
+        replace: '  const quarantine = await findQuarantineHead(table, shard, seq, record.generation);',
       },
     ],
     tests: ['test/status/seq-state.test.ts', 'test/put/durable-wait-rebuild.test.ts'],
@@ -1298,7 +1298,7 @@ export const MUTANTS: Mutant[] = [
     breaks: "seq status: the first rebuild's quarantined copies (generation 1) are found",
     edits: [
       {
-        file: 'lib/status/seq-state.ts',
+        file: 'lib/memtable/quarantine.ts',
         find: '  for (let generation = maxGeneration; generation >= 1; generation--) {',
         replace: '  for (let generation = maxGeneration; generation > 1; generation--) {',
       },
@@ -1695,5 +1695,17 @@ export const MUTANTS: Mutant[] = [
     tests: ['test/recovery/restore-pending.test.ts'],
   },
   // The Iceberg tables' planted bugs: killed by their own tests (the simulation does not model tables).
+  {
+    name: 'rebuild-seals-quarantined-seq',
+    breaks: 'Rule 3: a re-run rebuild leaves a seq its killed predecessor quarantined unsealed',
+    edits: [
+      {
+        file: 'lib/recovery/reconcile-batches.ts',
+        find: '    if (await readQuarantineHead(deps.table, shard, input.generation, seq)) continue;\n',
+        replace: '',
+      },
+    ],
+    tests: ['test/status/seq-state.test.ts'],
+  },
   ...TABLE_MUTANTS,
 ];

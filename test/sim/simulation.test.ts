@@ -128,6 +128,18 @@ describe('simulation', () => {
     expect(result.violations).toEqual([]);
   });
 
+  it('keeps a quarantined seq quarantined when a killed rebuild is run again (seeds 19008415 and 19009412)', async () => {
+    // An operator's rebuild moved a reissued put's batch to the quarantine and was killed; the
+    // re-run sealed the emptied seq void, and the put's retry took the void for "not landed"
+    // and stored the rows again beside their quarantine copy (fixed: rule 3 in
+    // lib/recovery/reconcile-batches.ts skips a seq this reset already quarantined).
+    for (const seed of [19_008_415, 19_009_412]) {
+      const result = await runSchedule(paramsFor(seed), 0);
+      expect(result.violations).toEqual([]);
+      expect(result.stats.lifecycle.restores).toBe(1);
+    }
+  });
+
   it('replays a seed exactly', async () => {
     const first = await runSchedule(paramsFor(3), 100_000);
     const second = await runSchedule(paramsFor(3), 100_000);

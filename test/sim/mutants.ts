@@ -1288,7 +1288,8 @@ export const MUTANTS: Mutant[] = [
       {
         file: 'lib/status/seq-state.ts',
         find: '  const quarantine = await findQuarantineHead(table, shard, seq, record.generation + 1);',
-        replace: '  const quarantine = await findQuarantineHead(table, shard, seq, record.generation);',
+        replace:
+          '  const quarantine = await findQuarantineHead(table, shard, seq, record.generation);',
       },
     ],
     tests: ['test/status/seq-state.test.ts', 'test/put/durable-wait-rebuild.test.ts'],

@@ -68,6 +68,11 @@
  *     `lib/fence/commit.ts`): a record rolled back behind the batches (or the
  *     adopted object) it would commit is poisoned instead, or the next put
  *     would take a seq below `durableSeq` that no flush reads.
+ * I10. A flusher never writes or commits a batch at a seq its claim had not
+ *     seen allocated when that batch is older than the claim (B3 in
+ *     `record-behind.ts`): it is an earlier timeline's, left behind a record
+ *     restored from a backup, and a put of this record may be writing that
+ *     seq anew once the old item expires. It poisons the shard instead.
  */
 import { CorruptDataError, UnavailableError } from '../errors.js';
 import { releaseLease, tryClaimFlush } from '../fence/claim.js';
@@ -89,7 +94,7 @@ import { decodeWal } from '../wal/decode.js';
 import type { WalObject } from '../wal/format.js';
 import { buildWalObject, contentMismatch } from './build-wal-object.js';
 import { type FaultHook, FaultPoint } from './fault-points.js';
-import { exportCovering, mustProveSlot } from './record-behind.js';
+import { batchWrittenBeforeAllocation, exportCovering, mustProveSlot } from './record-behind.js';
 import { resolveOldestPending } from './resolve-pending.js';
 
 /** What the flusher needs. */
@@ -160,6 +165,8 @@ export interface HeldClaim {
   epoch: number;
   /** The shard record as the claim left it. */
   record: ShardRecord;
+  /** The claimer's clock just before the claim read the record (B3 in `record-behind.ts`). */
+  claimedAtMs: number;
   /** Stops renewing the lease (F4 in `lease-keeper.ts`). */
   stopKeeper: () => void;
 }
@@ -182,7 +189,8 @@ export async function claimShard(
   shard: string,
 ): Promise<HeldClaim | FlushOutcome> {
   const { table } = deps;
-  const attempt = await tryClaimFlush(table, shard, deps.owner, deps.now(), deps.leaseMs);
+  const claimedAtMs = deps.now();
+  const attempt = await tryClaimFlush(table, shard, deps.owner, claimedAtMs, deps.leaseMs);
   if (!('claim' in attempt)) return refused(shard, attempt.refusedBy);
   const { epoch, record } = attempt.claim;
   const keeper = keepLease({
@@ -194,7 +202,14 @@ export async function claimShard(
     now: deps.now,
     timers: deps.timers,
   });
-  return { status: 'claimed', shard, epoch, record, stopKeeper: () => keeper.stop() };
+  return {
+    status: 'claimed',
+    shard,
+    epoch,
+    record,
+    claimedAtMs,
+    stopKeeper: () => keeper.stop(),
+  };
 }
 
 /** Steps 3-7 under `held`; the lease keeper stops when they end. */
@@ -263,6 +278,9 @@ async function flushClaimed(deps: FlushDeps, claim: HeldClaim): Promise<FlushOut
     if (resolved.batches.length === 0) {
       throw new ShortStop('waiting-on-gap', resolved.waitingOnSeq ?? record.durableSeq + 1);
     }
+    // I10: a batch the claim had not seen allocated, yet older than the claim: a rolled-back record.
+    const unallocated = batchesBehind(deps, claim, resolved.batches);
+    if (unallocated) return poison(deps, claim, unallocated);
     await hit(FaultPoint.afterResolve);
 
     // 4. Encode the WAL object for P = walNextPos (I2); write it create-if-absent.
@@ -292,6 +310,9 @@ async function flushClaimed(deps: FlushDeps, claim: HeldClaim): Promise<FlushOut
     if (mismatch) {
       return poison(deps, claim, `shard record and S3 diverged at ${key}: ${mismatch}`);
     }
+    // I10 for the batches an adopted object reaches past what we resolved.
+    const adoptedBehind = batchesBehind(deps, claim, covered);
+    if (adoptedBehind) return poison(deps, claim, adoptedBehind);
 
     // 6-7. Commit, fenced by epoch and position, and drain the shard if no put allocated past the
     // object (C5). An adopted object may reach past what the claim saw allocated: the condition decides.
@@ -404,6 +425,23 @@ async function fencedOrBehind(
     return poison(deps, claim, reason);
   }
   return { status: 'fenced', shard, epoch, position };
+}
+
+/** I10: why the claim's record is behind the batches about to be flushed (B3 in `record-behind.ts`), or undefined. */
+function batchesBehind(
+  deps: FlushDeps,
+  claim: HeldClaim,
+  batches: readonly StoredBatch[],
+): string | undefined {
+  const { record, claimedAtMs } = claim;
+  const batch = batchWrittenBeforeAllocation(
+    record.nextSeq,
+    claimedAtMs,
+    deps.clockSkewMs,
+    batches,
+  );
+  if (!batch) return undefined;
+  return `shard record is behind its batches: seq ${batch.seq} holds a batch written at ${batch.createdAtMs}, before the claim at ${claimedAtMs} read nextSeq ${record.nextSeq} (a record restored from a backup?); \`shardwal recover ${record.shard}\` rebuilds it`;
 }
 
 /** I8: why the record is behind S3 (an export covers its `walNextPos`), or undefined. */

@@ -31,8 +31,20 @@
  *     deleted slot (the Lambda's timeout and S3's 15-minute limit on a
  *     signed request bound it far below that). A busy shard commits every
  *     tick, so it never lists; an idle one lists once, on its next flush.
+ * B3. A batch at a seq at or past the claim's `nextSeq` was written after the
+ *     claim read the record (its put allocated the seq first), so its
+ *     `createdAtMs` is at least the claim's clock less the clock skew. One
+ *     older than that was written before the seq was allocated: an earlier
+ *     timeline's, behind a record restored from a backup. The flusher must
+ *     not flush it: the restored record hands that seq out again, and once
+ *     the old item expires, the new put's create-if-absent write succeeds and
+ *     its ack names a seq whose WAL rows are the old put's, under a
+ *     `durableSeq` the rebuild trusts without reading (rule 1 in
+ *     `lib/recovery/reconcile-batches.ts`; simulation seed 20002923). The
+ *     flusher poisons the shard instead, before a put is acked that way.
  */
 import { manifestKey, manifestPrefix, parseManifestKey } from '../manifest/format.js';
+import type { StoredBatch } from '../memtable/read-batches.js';
 import { aofKey, aofPrefix, positionOfKey } from '../paths.js';
 import type { ObjectStore } from '../store/object-store.js';
 
@@ -70,4 +82,19 @@ export async function exportCovering(
     }
   }
   return undefined;
+}
+
+/**
+ * The first of `batches` at or past `nextSeq` (the claim's) written before the
+ * claim at `claimedAtMs` by more than the clock skew (B3), or undefined.
+ */
+export function batchWrittenBeforeAllocation(
+  nextSeq: number,
+  claimedAtMs: number,
+  clockSkewMs: number,
+  batches: readonly StoredBatch[],
+): StoredBatch | undefined {
+  return batches.find(
+    (batch) => batch.seq >= nextSeq && batch.createdAtMs < claimedAtMs - clockSkewMs,
+  );
 }

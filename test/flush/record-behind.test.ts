@@ -11,6 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../lib/errors.js';
 import { exportShard } from '../../lib/export/export-shard.js';
+import { type FaultHook, FaultPoint } from '../../lib/flush/fault-points.js';
 import { flushShard } from '../../lib/flush/flush-shard.js';
 import { readShardRecord } from '../../lib/memtable/shard-record.js';
 import { walKey } from '../../lib/paths.js';
@@ -93,6 +94,73 @@ describe('flushShard', () => {
     const report = await rebuildShard(recoveryDepsOf(f), 's1');
     expect(report.cursors.after).toMatchObject({ durableSeq: 2, nextSeq: 3, poison: null });
     expect(await s.keyless([{ n: 3 }])).toBe(3);
+  });
+
+  it('poisons a restored record before flushing an older batch at a seq it had not allocated (B3)', async () => {
+    const f = await fixture(dynalite(), { walRetentionMs: WAL_RETENTION_MS });
+    const s = new TestShard(f);
+    await s.keyless([{ n: 1 }]);
+    await s.flush(); // position 0: seq 1
+    const backup = await snapshotShardItem(f.table, 's1'); // durableSeq 1, nextSeq 2, walNextPos 1
+    await s.keyless([{ n: 2 }]);
+    await s.keyless([{ n: 3 }]);
+    await s.flush(); // position 1: seqs 2-3
+    f.clock.advance(100);
+    await restoreShardItem(f.table, backup);
+
+    // The restored record hands seq 2 out again: the old item there refuses the put.
+    await expect(s.keyless([{ n: 'refused' }])).rejects.toThrow('seq 2 already holds');
+
+    // Simulation seed 20002923: the flusher (its claim saw nextSeq 3) read the old items 2-3,
+    // then the old item at 3 expired, a put of the restored record took seq 3 and wrote it
+    // (acked), and the commit of position 1, the old rows at 3, passed C6 with nextSeq 4. The
+    // rebuild trusted seq 3 (rule 1): the acked put was lost.
+    const acked: number[] = [];
+    const faults: FaultHook = async (point) => {
+      if (point !== FaultPoint.afterResolve) return;
+      await expireBatchItems(f.table, 's1', 3);
+      acked.push(await s.keyless([{ n: 'reissued' }]));
+    };
+    const outcome = await flushShard(f.flushDeps('flusher', { faults }), 's1');
+    expect(outcome).toMatchObject({ status: 'poisoned', detected: true });
+    if (outcome.status !== 'poisoned') throw new Error('unreachable');
+    expect(outcome.reason).toContain('seq 3 holds a batch written at');
+    expect(acked).toEqual([]);
+    expect(await readShardRecord(f.table, 's1')).toMatchObject({ durableSeq: 1, walNextPos: 1 });
+    await expect(s.keyless([{ n: 'while poisoned' }])).rejects.toThrow(outcome.reason);
+
+    const report = await rebuildShard(recoveryDepsOf(f), 's1');
+    expect(report.batches?.rejected).toEqual([]);
+    expect(report.cursors.after).toMatchObject({ durableSeq: 3, walNextPos: 2, poison: null });
+    expect(await s.keyless([{ n: 4 }])).toBe(4);
+  });
+
+  it('poisons a restored record before committing an adopted object past its resolved batches (B3)', async () => {
+    const f = await fixture(dynalite(), { walRetentionMs: WAL_RETENTION_MS });
+    const s = new TestShard(f);
+    await s.keyless([{ n: 1 }]);
+    await s.flush(); // position 0: seq 1
+    const backup = await snapshotShardItem(f.table, 's1'); // durableSeq 1, nextSeq 2, walNextPos 1
+    for (const n of [2, 3, 4]) await s.keyless([{ n }]);
+    await s.flush(); // position 1: seqs 2-4
+    f.clock.advance(100);
+    await restoreShardItem(f.table, backup);
+    await expect(s.keyless([{ n: 'refused' }])).rejects.toThrow('seq 2 already holds');
+
+    // The size cap stops resolution at seq 2; the object at position 1 reaches to seq 4, whose
+    // old items its claim (nextSeq 3) had not seen allocated. Puts allocate 3 and 4 meanwhile, so
+    // C6 (nextSeq 5 > 4) would let the commit through.
+    const faults: FaultHook = async (point) => {
+      if (point !== FaultPoint.afterResolve) return;
+      await expect(s.keyless([{ n: 'refused' }])).rejects.toThrow('seq 3 already holds');
+      await expect(s.keyless([{ n: 'refused' }])).rejects.toThrow('seq 4 already holds');
+    };
+    const deps = f.flushDeps('flusher', { faults, maxWalObjectBytes: 1 });
+    const outcome = await flushShard(deps, 's1');
+    expect(outcome).toMatchObject({ status: 'poisoned', detected: true });
+    if (outcome.status !== 'poisoned') throw new Error('unreachable');
+    expect(outcome.reason).toContain('seq 3 holds a batch written at');
+    expect(await readShardRecord(f.table, 's1')).toMatchObject({ durableSeq: 1, walNextPos: 1 });
   });
 
   it('lists no export while walNextPos was set less than half the WAL retention ago', async () => {

@@ -97,7 +97,7 @@ describe('simulation', () => {
     expect(result.violations).toEqual([]);
   });
 
-  it('loses no put a record restored behind retired WAL slots took (seeds 2000022, 2000028, 6004694, 10008577 and 10014295)', async () => {
+  it('loses no put a record restored behind retired WAL slots took (seeds 2000022, 2000028, 6004694, 10008577, 10014295 and 20002923)', async () => {
     // The restored record's walNextPos named slots retention had deleted: the flusher wrote
     // there, below the export, and called puts at reissued seqs durable, which the rebuild then
     // took as covered (fixed: I8 and I9 in lib/flush/flush-shard.ts); and the model's operator
@@ -110,8 +110,11 @@ describe('simulation', () => {
     // rebuildShard replays again under the fence when the record went back). In 10014295 an
     // item the export covered, put on a clock ahead of the exporter's, read as younger than
     // the export and was quarantined although the export held its rows (fixed: C2 in
-    // lib/recovery/seq-content.ts compares it with the WAL object below the export).
-    for (const seed of [2_000_022, 2_000_028, 6_004_694, 10_008_577, 10_014_295]) {
+    // lib/recovery/seq-content.ts compares it with the WAL object below the export). In 20002923
+    // the restored record's flusher read the old timeline's items past its nextSeq; one expired,
+    // a put took its seq anew and was acked, and the commit called the old rows there durable
+    // (fixed: I10 in lib/flush/flush-shard.ts poisons the shard first).
+    for (const seed of [2_000_022, 2_000_028, 6_004_694, 10_008_577, 10_014_295, 20_002_923]) {
       const result = await runSchedule(paramsFor(seed), 0);
       expect(result.violations).toEqual([]);
       expect(result.stats.lifecycle.restores).toBe(1);

@@ -1708,5 +1708,19 @@ export const MUTANTS: Mutant[] = [
     ],
     tests: ['test/status/seq-state.test.ts'],
   },
+  {
+    name: 'flush-ignores-batches-older-than-claim',
+    breaks:
+      "B3: a flusher refuses batches older than its claim at seqs the claim's record had not allocated",
+    edits: [
+      {
+        file: 'lib/flush/record-behind.ts',
+        find: '    (batch) => batch.seq >= nextSeq && batch.createdAtMs < claimedAtMs - clockSkewMs,',
+        replace:
+          '    (batch) => batch.seq >= nextSeq && batch.createdAtMs < claimedAtMs - clockSkewMs - 1e12,',
+      },
+    ],
+    tests: ['test/flush/record-behind.test.ts'],
+  },
   ...TABLE_MUTANTS,
 ];

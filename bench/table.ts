@@ -308,11 +308,12 @@ async function main(): Promise<void> {
   const files = (globalThis as { files?: string[] }).files!;
   const segmentFile = path.join(root, segmentKey(SHARD, 0));
   const list = files.map((f) => `'${f.startsWith('file://') ? fileURLToPath(f) : f}'`).join(',');
-  // The hour of a timestamptz, bucketed on its epoch (`HOUR_OF`): the same UTC hours
+  // The hour of a timestamptz, bucketed on its epoch (`epochHour`): the same UTC hours
   // `date_trunc('hour', ts)` gives, without DuckDB's ICU calendar per row, which
-  // both sides would pay alike (printed too, `CALENDAR_HOUR_OF`).
-  const HOUR_OF = (ts: string) => `make_timestamptz((epoch_us(${ts}) // 3600000000) * 3600000000)`;
-  const CALENDAR_HOUR_OF = (ts: string) => `date_trunc('hour', ${ts})`;
+  // both sides would pay alike (printed too, `calendarHour`).
+  const epochHour = (ts: string) =>
+    `make_timestamptz((epoch_us(${ts}) // 3600000000) * 3600000000)`;
+  const calendarHour = (ts: string) => `date_trunc('hour', ${ts})`;
   const tableSql = (hour: (ts: string) => string) =>
     `SELECT ${hour('ts')} AS h, count(*) AS n FROM read_parquet([${list}]) WHERE amount > 500 GROUP BY h ORDER BY h`;
   const jsonSql = (hour: (ts: string) => string) =>
@@ -345,12 +346,12 @@ async function main(): Promise<void> {
       .replace(/^SELECT .*? FROM/, 'SELECT count(*) AS n FROM')
       .replace(/ GROUP BY h ORDER BY h$/, '');
   for (let run = 0; run < QUERY_RUNS; run++) {
-    runs.table.push(await once(tableSql(HOUR_OF)));
-    runs.json.push(await once(jsonSql(HOUR_OF)));
-    runs.tableCalendar.push(await once(tableSql(CALENDAR_HOUR_OF)));
-    runs.jsonCalendar.push(await once(jsonSql(CALENDAR_HOUR_OF)));
-    runs.tableScan.push(await once(scanOnly(tableSql(HOUR_OF))));
-    runs.jsonScan.push(await once(scanOnly(jsonSql(HOUR_OF))));
+    runs.table.push(await once(tableSql(epochHour)));
+    runs.json.push(await once(jsonSql(epochHour)));
+    runs.tableCalendar.push(await once(tableSql(calendarHour)));
+    runs.jsonCalendar.push(await once(jsonSql(calendarHour)));
+    runs.tableScan.push(await once(scanOnly(tableSql(epochHour))));
+    runs.jsonScan.push(await once(scanOnly(jsonSql(epochHour))));
   }
   for (const [a, b] of [
     [runs.table, runs.json],

@@ -12,8 +12,10 @@
  *      (`DataFileWriter`: typed columns projected from each row's text, the
  *      same partitions, row groups, statistics and codec), whose files the
  *      bench checks are byte-identical to the committed ones; CPU time
- *      (user + system), median of BENCH_RUNS; and, for reference, the
- *      Parquet writer alone, handed the typed values already projected;
+ *      (user + system), median of BENCH_RUNS, each timed step started after
+ *      a full collection (`--expose-gc`, `settle`) so that no step pays for
+ *      the garbage of the one before; and, for reference, the Parquet
+ *      writer alone, handed the typed values already projected;
  *   2. storage: the same rows as today's JSON segments (gzip'd NDJSON, the
  *      segment writer), as WAL objects, and as Parquet with each codec,
  *      with the CPU each Parquet codec took; and bytes per GB retained 30
@@ -73,6 +75,8 @@ const cpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
+/** Collects what the previous timed step left (with --expose-gc), so no step pays for another's garbage. */
+const settle = () => (globalThis as { gc?: () => void }).gc?.();
 const rchar = () => Number(/rchar: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
 const n = (x: number) => Math.round(x).toLocaleString('en-US');
@@ -204,6 +208,7 @@ async function main(): Promise<void> {
     const table = `events_${run}`;
     config.routes = parseTableRoutes(`${SHARD}=${table}`);
     config.options.set(table, { partition: 'day', columns: COLUMNS });
+    settle();
     const before = cpuMs();
     const report = await appendTable(deps, table, [SHARD]);
     commitCpu.push(cpuMs() - before);
@@ -216,6 +221,7 @@ async function main(): Promise<void> {
     }
     for (const codec of [ParquetCodec.gzip, ParquetCodec.snappy]) {
       const floorTable = `floor_${codec.toLowerCase()}_${run}`;
+      settle();
       const start = cpuMs();
       const writer = new DataFileWriter(
         floorDeps(codec, run),
@@ -241,6 +247,7 @@ async function main(): Promise<void> {
         }
       }
     }
+    settle();
     const start = cpuMs();
     const writer = new DataFileWriter(
       floorDeps(ParquetCodec.gzip, run),
@@ -257,9 +264,11 @@ async function main(): Promise<void> {
   const decodeCpu: number[] = [];
   const projectCpu: number[] = [];
   for (let run = 0; run < RUNS; run++) {
+    settle();
     let start = cpuMs();
     await readWalRange(store, SHARD, 0, Number.POSITIVE_INFINITY, () => undefined);
     decodeCpu.push(cpuMs() - start);
+    settle();
     start = cpuMs();
     const typed = COLUMNS.map(() => [] as unknown[]);
     for (const text of texts) projector.projectInto(text, typed as never, {});

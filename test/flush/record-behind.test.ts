@@ -48,6 +48,28 @@ async function restoredBehindRetiredSlots(f: Fixture, s: TestShard): Promise<voi
   f.clock.advance(2 * WAL_RETENTION_MS);
 }
 
+/**
+ * Seq 1 flushed at position 0, the record backed up, `later` more puts flushed
+ * at position 1, and the backup restored (durableSeq 1, nextSeq 2, walNextPos
+ * 1) while their items still live: the restored record hands seq 2 out again.
+ */
+async function restoredBehindLaterFlush(f: Fixture, s: TestShard, later: number): Promise<void> {
+  await s.keyless([{ n: 1 }]);
+  await s.flush(); // position 0: seq 1
+  const backup = await snapshotShardItem(f.table, 's1');
+  for (let n = 2; n < 2 + later; n++) await s.keyless([{ n }]);
+  await s.flush(); // position 1
+  f.clock.advance(100);
+  await restoreShardItem(f.table, backup);
+}
+
+/** The reason of a flush that found its record behind S3 and poisoned the shard. */
+function poisonReason(outcome: Awaited<ReturnType<typeof flushShard>>): string {
+  expect(outcome).toMatchObject({ status: 'poisoned', detected: true });
+  if (outcome.status !== 'poisoned') throw new Error('unreachable');
+  return outcome.reason;
+}
+
 describe('flushShard', () => {
   it('poisons a record an export is ahead of instead of writing a deleted slot', async () => {
     const f = await fixture(dynalite(), { walRetentionMs: WAL_RETENTION_MS });
@@ -57,13 +79,12 @@ describe('flushShard', () => {
     expect(reissued).toBe(2); // a seq S3 already holds (at position 1, deleted)
 
     const outcome = await flushShard(f.flushDeps('flusher'), 's1');
-    expect(outcome).toMatchObject({ status: 'poisoned', detected: true });
-    if (outcome.status !== 'poisoned') throw new Error('unreachable');
-    expect(outcome.reason).toContain('shards/s1/manifest/00000000000000000002'); // the first above 1
+    const reason = poisonReason(outcome);
+    expect(reason).toContain('shards/s1/manifest/00000000000000000002'); // the first above 1
     expect(await f.memory.get(walKey('s1', 1))).toBeUndefined(); // nothing written there
     const record = await readShardRecord(f.table, 's1');
     expect(record).toMatchObject({ durableSeq: 1, walNextPos: 1 });
-    expect(record?.poison).toBe(outcome.reason);
+    expect(record?.poison).toBe(reason);
 
     // The operator's rebuild sets the put aside for them: never lost, never called durable.
     const report = await rebuildShard(recoveryDepsOf(f), 's1');
@@ -86,9 +107,8 @@ describe('flushShard', () => {
     // The flusher adopts position 0 (its items hold the same rows), but committing it would
     // leave durableSeq 2 with nextSeq 2: the next put would take seq 2, which no flush reads.
     const outcome = await flushShard(f.flushDeps('flusher'), 's1');
-    expect(outcome).toMatchObject({ status: 'poisoned', detected: true });
-    if (outcome.status !== 'poisoned') throw new Error('unreachable');
-    expect(outcome.reason).toContain("holds seqs through 2, the record's nextSeq is 2");
+    const reason = poisonReason(outcome);
+    expect(reason).toContain("holds seqs through 2, the record's nextSeq is 2");
     expect(await readShardRecord(f.table, 's1')).toMatchObject({ durableSeq: 0, nextSeq: 2 });
 
     const report = await rebuildShard(recoveryDepsOf(f), 's1');
@@ -99,14 +119,7 @@ describe('flushShard', () => {
   it('poisons a restored record before flushing an older batch at a seq it had not allocated (B3)', async () => {
     const f = await fixture(dynalite(), { walRetentionMs: WAL_RETENTION_MS });
     const s = new TestShard(f);
-    await s.keyless([{ n: 1 }]);
-    await s.flush(); // position 0: seq 1
-    const backup = await snapshotShardItem(f.table, 's1'); // durableSeq 1, nextSeq 2, walNextPos 1
-    await s.keyless([{ n: 2 }]);
-    await s.keyless([{ n: 3 }]);
-    await s.flush(); // position 1: seqs 2-3
-    f.clock.advance(100);
-    await restoreShardItem(f.table, backup);
+    await restoredBehindLaterFlush(f, s, 2); // position 1: seqs 2-3
 
     // The restored record hands seq 2 out again: the old item there refuses the put.
     await expect(s.keyless([{ n: 'refused' }])).rejects.toThrow('seq 2 already holds');
@@ -122,12 +135,11 @@ describe('flushShard', () => {
       acked.push(await s.keyless([{ n: 'reissued' }]));
     };
     const outcome = await flushShard(f.flushDeps('flusher', { faults }), 's1');
-    expect(outcome).toMatchObject({ status: 'poisoned', detected: true });
-    if (outcome.status !== 'poisoned') throw new Error('unreachable');
-    expect(outcome.reason).toContain('seq 3 holds a batch written at');
+    const reason = poisonReason(outcome);
+    expect(reason).toContain('seq 3 holds a batch written at');
     expect(acked).toEqual([]);
     expect(await readShardRecord(f.table, 's1')).toMatchObject({ durableSeq: 1, walNextPos: 1 });
-    await expect(s.keyless([{ n: 'while poisoned' }])).rejects.toThrow(outcome.reason);
+    await expect(s.keyless([{ n: 'while poisoned' }])).rejects.toThrow(reason);
 
     const report = await rebuildShard(recoveryDepsOf(f), 's1');
     expect(report.batches?.rejected).toEqual([]);
@@ -138,13 +150,7 @@ describe('flushShard', () => {
   it('poisons a restored record before committing an adopted object past its resolved batches (B3)', async () => {
     const f = await fixture(dynalite(), { walRetentionMs: WAL_RETENTION_MS });
     const s = new TestShard(f);
-    await s.keyless([{ n: 1 }]);
-    await s.flush(); // position 0: seq 1
-    const backup = await snapshotShardItem(f.table, 's1'); // durableSeq 1, nextSeq 2, walNextPos 1
-    for (const n of [2, 3, 4]) await s.keyless([{ n }]);
-    await s.flush(); // position 1: seqs 2-4
-    f.clock.advance(100);
-    await restoreShardItem(f.table, backup);
+    await restoredBehindLaterFlush(f, s, 3); // position 1: seqs 2-4
     await expect(s.keyless([{ n: 'refused' }])).rejects.toThrow('seq 2 already holds');
 
     // The size cap stops resolution at seq 2; the object at position 1 reaches to seq 4, whose
@@ -157,9 +163,8 @@ describe('flushShard', () => {
     };
     const deps = f.flushDeps('flusher', { faults, maxWalObjectBytes: 1 });
     const outcome = await flushShard(deps, 's1');
-    expect(outcome).toMatchObject({ status: 'poisoned', detected: true });
-    if (outcome.status !== 'poisoned') throw new Error('unreachable');
-    expect(outcome.reason).toContain('seq 3 holds a batch written at');
+    const reason = poisonReason(outcome);
+    expect(reason).toContain('seq 3 holds a batch written at');
     expect(await readShardRecord(f.table, 's1')).toMatchObject({ durableSeq: 1, walNextPos: 1 });
   });
 

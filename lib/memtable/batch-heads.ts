@@ -67,6 +67,8 @@ export interface BatchHeadSummary {
   idempotencyKey: string | undefined;
   /** The put that wrote it (`WriteBatchInput.putId`). */
   putId: string | undefined;
+  /** A void sealed by a rebuild at a seq S3 already holds (rule 3 in `lib/recovery/reconcile-batches.ts`). */
+  reissued: boolean;
 }
 
 /** Reads the head of batch `seq` (strongly consistent); undefined when nothing is there. */
@@ -79,9 +81,9 @@ export async function readBatchHead(
     table,
     batchItemKey(shard, batchSk(seq)),
     'GetItem batch head',
-    'kind, rowCount, idemKey, putId',
+    'kind, rowCount, idemKey, putId, reissued',
   );
   if (!item) return undefined;
-  const { kind, rowCount, idempotencyKey, putId } = headFields(item);
-  return { kind, rowCount, idempotencyKey, putId };
+  const { kind, rowCount, idempotencyKey, putId, reissued } = headFields(item);
+  return { kind, rowCount, idempotencyKey, putId, reissued };
 }

@@ -89,13 +89,18 @@ export function chunkItem(chunk: {
   };
 }
 
-/** The void head sealing `seq`; a put sealing its own seq records its charge (A2 in `allocate.ts`). */
+/**
+ * The void head sealing `seq`; a put sealing its own seq records its charge
+ * (A2 in `allocate.ts`), a rebuild sealing a seq S3 already holds (a
+ * reissued seq, rule 3 in `lib/recovery/reconcile-batches.ts`) says so.
+ */
 export function voidItem(seal: {
   shard: string;
   seq: number;
   nowMs: number;
   expiresAt: AttributeValue;
   chargeEnd?: number | undefined;
+  reissued?: boolean | undefined;
 }): Item {
   const item: Item = {
     pk: { S: shardPk(seal.shard) },
@@ -105,6 +110,7 @@ export function voidItem(seal: {
     expiresAt: seal.expiresAt,
   };
   if (seal.chargeEnd !== undefined) item.chargeEnd = { N: String(seal.chargeEnd) };
+  if (seal.reissued) item.reissued = { BOOL: true };
   return item;
 }
 
@@ -127,6 +133,8 @@ export interface HeadFields {
   allocatedAtMs: number | undefined;
   /** The payload's encoding (undefined: the first version's JSON array). */
   encoding: string | undefined;
+  /** A void a rebuild sealed at a seq S3 already holds (`voidItem`). */
+  reissued: boolean;
 }
 
 /** Reads the fields of head item `head` (as projected: what was not read is absent). */
@@ -141,6 +149,7 @@ export function headFields(head: Item): HeadFields {
     chargeEnd: head.chargeEnd?.N === undefined ? undefined : Number(head.chargeEnd.N),
     allocatedAtMs: head.allocAtMs?.N === undefined ? undefined : Number(head.allocAtMs.N),
     encoding: str(head, 'enc'),
+    reissued: head.reissued?.BOOL === true,
   };
 }
 

@@ -12,6 +12,8 @@ import { CONDITION_FAILED, expiresAt, lifetimesOf, send, type Table } from './ta
 export interface SealOptions {
   /** Set by a put sealing its own seq: its charge, released when the void is committed (A2). */
   chargeEnd?: number;
+  /** Set by a rebuild sealing a seq S3 already holds: the status then asks the WAL (S1 in `lib/status/seq-state.ts`). */
+  reissued?: boolean;
 }
 
 /**
@@ -32,6 +34,7 @@ export async function sealVoid(
     nowMs,
     expiresAt: expiresAt(nowMs, lifetimesOf(table).voidMs),
     chargeEnd: options.chargeEnd,
+    reissued: options.reissued,
   });
   const out = await send(
     table,

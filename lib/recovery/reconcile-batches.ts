@@ -224,7 +224,9 @@ async function sealInFlight(
     if (await readQuarantineHead(deps.table, shard, input.generation, seq)) continue;
     // Rule 3: no age test. The next item may be an old timeline's (a reissued seq), so it dates nothing.
     touched = true;
-    if ((await sealVoid(deps.table, shard, seq, nowMs)) === 'sealed') seqs.push(seq);
+    if ((await sealVoid(deps.table, shard, seq, nowMs, { reissued: true })) === 'sealed') {
+      seqs.push(seq);
+    }
   }
   return { seqs, touched };
 }

@@ -20,23 +20,30 @@
  *
  * Decision, with the shard record already read (seq < nextSeq):
  * S1. The batch head at the seq (one strongly consistent GetItem). A void is
- *     `void`. Rows are `durable` at or below `durableSeq` (a rebuild has
- *     quarantined every item whose content the WAL does not hold before it
- *     resets the cursors) and `pending` above it.
+ *     `void`, except a void a rebuild sealed at a *reissued* seq (rule 3 in
+ *     `lib/recovery/reconcile-batches.ts`): a record restored behind S3
+ *     handed the seq out again, S3 already holds what the seq meant before
+ *     (an earlier put's rows, or a void), and the void turned away a put
+ *     that never wrote, so was never acked. The only ack naming the seq is
+ *     the earlier put's, so the answer is what the WAL holds there (S4),
+ *     never `void` over rows that are durable. Rows are `durable` at or
+ *     below `durableSeq` (a rebuild has quarantined every item whose content
+ *     the WAL does not hold before it resets the cursors) and `pending`
+ *     above it.
  * S2. No item: the quarantine, one GetItem per generation that could have
  *     quarantined it (1 .. generation + 1: a rebuild names its copies by the
  *     generation it commits, so a rebuild that quarantined and then died
  *     counts too), newest first. A copy there is `quarantined`.
  * S3. Otherwise, above `durableSeq`: `pending` (a put in flight, or a gap the
  *     gap seal will void).
- * S4. Otherwise, at or below it: the readable WAL (`wal-seq.ts`), when an
- *     object store is given: `void` when the covering object lists the seq
+ * S4. Otherwise, at or below it (and for a reissued seq's void): the
+ *     readable WAL (`wal-seq.ts`), when an object store is given: `void` when the covering object lists the seq
  *     in `voidSeqs`, else `durable`; `unknown` when no readable object covers
  *     it, or when no store is given.
  *
  * Cost: S1 always (billed by the head's size, payload included); S2 only for
  * a seq with no item (generation + 1 small reads); S4 only for an expired
- * seq at or below `durableSeq` (see `wal-seq.ts`).
+ * seq at or below `durableSeq`, or a reissued seq's void (see `wal-seq.ts`).
  */
 
 import { readBatchHead } from '../memtable/batch-heads.js';
@@ -72,11 +79,17 @@ export async function seqState(
   const shard = record.shard;
   const atOrBelowDurable = seq <= record.durableSeq;
   const head = await readBatchHead(table, shard, seq);
-  if (head?.kind === 'void') return { state: SeqState.void };
-  if (head) return { state: atOrBelowDurable ? SeqState.durable : SeqState.pending };
-  const quarantine = await findQuarantineHead(table, shard, seq, record.generation + 1);
-  if (quarantine) return { state: SeqState.quarantined, quarantine };
-  if (!atOrBelowDurable) return { state: SeqState.pending };
+  if (head?.kind === 'rows') {
+    return { state: atOrBelowDurable ? SeqState.durable : SeqState.pending };
+  }
+  if (head) {
+    // A void; at a reissued seq, what the WAL holds there answers (S1).
+    if (!(head.reissued && atOrBelowDurable)) return { state: SeqState.void };
+  } else {
+    const quarantine = await findQuarantineHead(table, shard, seq, record.generation + 1);
+    if (quarantine) return { state: SeqState.quarantined, quarantine };
+    if (!atOrBelowDurable) return { state: SeqState.pending };
+  }
   if (!store) return { state: SeqState.unknown };
   const wal = await walSeq(
     store,

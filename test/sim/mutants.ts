@@ -1670,6 +1670,31 @@ export const MUTANTS: Mutant[] = [
     tests: ['test/recovery/restore-pending.test.ts'],
   },
   {
+    name: 'status-void-over-reissued-rows',
+    breaks:
+      'seq status S1: a void a rebuild sealed at a reissued seq answers what the WAL holds there, never void over durable rows',
+    edits: [
+      {
+        file: 'lib/status/seq-state.ts',
+        find: '    if (!(head.reissued && atOrBelowDurable)) return { state: SeqState.void };\n',
+        replace: '    return { state: SeqState.void };\n',
+      },
+    ],
+    tests: ['test/status/seq-state.test.ts'],
+  },
+  {
+    name: 'rebuild-seals-reissued-seq-unmarked',
+    breaks: 'rebuild rule 3: a reissued seq is sealed as such, so its status asks the WAL',
+    edits: [
+      {
+        file: 'lib/recovery/reconcile-batches.ts',
+        find: 'sealVoid(deps.table, shard, seq, nowMs, { reissued: true })',
+        replace: 'sealVoid(deps.table, shard, seq, nowMs)',
+      },
+    ],
+    tests: ['test/status/seq-state.test.ts'],
+  },
+  {
     name: 'rebuild-keeps-replay-of-a-rolled-back-record',
     breaks:
       'rebuild: a record that went back before the fence is replayed again, so every seq above it finds its WAL content',

@@ -171,6 +171,46 @@ describe('seqState', () => {
     });
   });
 
+  describe('reissued seqs', () => {
+    /**
+     * Seq 1 at position 0; the record backed up (nextSeq 2); seq 2 at position 1
+     * (`second` puts it: rows, or a gap the flusher seals); the backup restored once
+     * the items expired; a put takes seq 2 again and dies before writing; a rebuild
+     * seals it void (rule 3 in `lib/recovery/reconcile-batches.ts`).
+     */
+    async function reissuedSeq(f: Fixture, second: () => Promise<unknown>): Promise<void> {
+      await put(f, [{ n: 1 }]);
+      await flushShard(f.flushDeps('a'), SHARD);
+      const backup = await snapshotShardItem(f.table, SHARD); // durableSeq 1, nextSeq 2
+      await second();
+      f.clock.advance(5_000);
+      await flushShard(f.flushDeps('a'), SHARD);
+      await restoreShardItem(f.table, backup);
+      await expireBatchItems(f.table, SHARD, 2);
+      expect((await allocateOnly(f, SHARD, 20)).seq).toBe(2); // the put that dies
+      const report = await rebuildShard(recoveryDepsOf(f), SHARD);
+      expect(report.batches?.sealed).toEqual([2]);
+      expect(await readBatchHead(f.table, SHARD, 2)).toMatchObject({
+        kind: 'void',
+        reissued: true,
+      });
+    }
+
+    it('answers durable, never void, where S3 holds an earlier put’s rows at a seq a rebuild sealed void', async () => {
+      const f = await fixture(dynalite(), { gapSealMs: 2_000 });
+      await reissuedSeq(f, () => put(f, [{ n: 2 }]));
+      expect(await seqAnswer(f, 2)).toMatchObject({ seq: 2, state: 'durable', durable: true });
+      // Without the WAL nothing can tell which put the number is asked for.
+      expect(await seqAnswer(f, 2, false)).toMatchObject({ state: 'unknown', durable: false });
+    });
+
+    it('answers void where S3 holds a void at the seq too', async () => {
+      const f = await fixture(dynalite(), { gapSealMs: 2_000 });
+      await reissuedSeq(f, () => allocateOnly(f, SHARD, 20)); // sealed void by the flusher
+      expect(await seqAnswer(f, 2)).toMatchObject({ seq: 2, state: 'void', durable: false });
+    });
+  });
+
   describe('expired batch items', () => {
     /** Seqs 1-3 at position 0 (2 sealed void), 4 at position 1, 5 at position 2; every item expired. */
     async function expiredShard(f: Fixture) {

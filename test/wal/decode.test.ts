@@ -6,8 +6,9 @@ import {
 } from '../../lib/errors.js';
 import { walKey } from '../../lib/paths.js';
 import { decodeWal, decodeWalHeader } from '../../lib/wal/decode.js';
+import { encodeWal } from '../../lib/wal/encode.js';
 import { BASE, BASE_BYTES, CORRUPT_CASES } from './corrupt-cases.js';
-import { caught, KEY } from './helpers.js';
+import { caught, gunzipText, KEY, walObject } from './helpers.js';
 
 describe(decodeWal, () => {
   describe('when the object is damaged or foreign', () => {
@@ -33,6 +34,17 @@ describe(decodeWal, () => {
     const x = CORRUPT_CASES.find((c) => c.when === 'a record has the unknown tag "x"')!;
     const thrown = (await caught(() => decodeWal(KEY, x.bytes))) as UnknownRecordTagError;
     expect(thrown.tag).toBe('x');
+  });
+
+  it('reads an object whose text compresses far better than JSON lines do, through several output buffers', () => {
+    const object = walObject([
+      Array.from({ length: 2_000 }, (_, i) => ({ row: { i, pad: 'a'.repeat(500) } })),
+    ]);
+    const bytes = encodeWal(object);
+    const textBytes = Buffer.byteLength(gunzipText(bytes));
+    expect(textBytes).toBeGreaterThan(1_000_000);
+    expect(textBytes / bytes.byteLength).toBeGreaterThan(50); // past the one-buffer guess of 16×
+    expect(decodeWal(KEY, bytes)).toStrictEqual(object);
   });
 
   describe('object key check', () => {

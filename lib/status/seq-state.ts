@@ -37,9 +37,10 @@
  * S3. Otherwise, above `durableSeq`: `pending` (a put in flight, or a gap the
  *     gap seal will void).
  * S4. Otherwise, at or below it (and for a reissued seq's void): the
- *     readable WAL (`wal-seq.ts`), when an object store is given: `void` when the covering object lists the seq
- *     in `voidSeqs`, else `durable`; `unknown` when no readable object covers
- *     it, or when no store is given.
+ *     readable WAL (`wal-seq.ts`), when an object store is given: `void`
+ *     when the covering object lists the seq in `voidSeqs`, else `durable`;
+ *     `unknown` when no readable object covers it, or when no store is
+ *     given.
  *
  * Cost: S1 always (billed by the head's size, payload included); S2 only for
  * a seq with no item (generation + 1 small reads); S4 only for an expired

@@ -11,7 +11,7 @@
  * only by an export that stalled past its deadline.
  */
 import type { Manifest } from '../manifest/format.js';
-import { segmentKey, segmentPrefix } from '../segment/format.js';
+import { segmentKey, segmentPrefix, TABLE_SEGMENT_VERSION } from '../segment/format.js';
 import { snapshotPartKey, snapshotPrefix } from '../snapshot/format.js';
 import type { ObjectStore } from '../store/object-store.js';
 
@@ -22,12 +22,14 @@ export async function missingObjects(
   manifest: Manifest,
 ): Promise<string[]> {
   const parts = manifest.parts.map((part) => snapshotPartKey(shard, part));
-  const segments = manifest.segments.map((segment) => segmentKey(shard, segment.first));
+  // A table segment names no object of its own.
+  const stored = manifest.segments.filter((segment) => segment.v !== TABLE_SEGMENT_VERSION);
+  const segments = stored.map((segment) => segmentKey(shard, segment.first));
   const present = new Set<string>();
   if (parts.length > 0) {
     for await (const key of store.list(snapshotPrefix(shard))) present.add(key);
   }
-  const first = manifest.segments[0]?.first;
+  const first = stored[0]?.first;
   if (first !== undefined) {
     const last = segments.at(-1)!;
     const startAfter = first > 0 ? segmentKey(shard, first - 1) : undefined;

@@ -7,7 +7,7 @@ import type { ShardwalConfig } from '../config.js';
 import type { Table } from '../memtable/table.js';
 import type { Service } from '../runtime/service.js';
 import type { ObjectStore } from '../store/object-store.js';
-import { tableWalFloor } from '../table/floor.js';
+import { type TableHoldOf, tableHold } from '../table/floor.js';
 import { tablesConfigFromEnv } from '../table/table-config.js';
 import { FRAME_GZIP_LEVEL } from '../wal/framing.js';
 
@@ -52,8 +52,12 @@ export interface ExportDeps {
   segmentTargetRawBytes?: number;
   spillBytes?: number;
   faults?: ExportFaultHook;
-  /** WAL positions at or above the floor stay (Iceberg tables not yet committed past them, `lib/table/floor.ts`). */
-  walFloor?: (shard: string) => Promise<number | undefined>;
+  /**
+   * The table routing a shard and its high-water (`lib/table/floor.ts`):
+   * WAL positions at or above it stay, and below it the table's files are
+   * the keyless history.
+   */
+  tableHold?: TableHoldOf;
 }
 
 /** What a process supplies besides the configuration. */
@@ -73,7 +77,7 @@ export function exportDepsFrom(config: ShardwalConfig, parts: ExportParts): Expo
     historyRetentionMs: config.historyRetentionMs,
     clockSkewMs: config.clockSkewMs,
     gzipLevel: FRAME_GZIP_LEVEL,
-    walFloor: tables && tableWalFloor(parts.store, tables),
+    tableHold: tables && tableHold(parts.store, tables),
   };
 }
 

@@ -147,6 +147,7 @@ export async function exportShard(
       createdAtMs: deps.now(),
       gzipLevel: deps.gzipLevel ?? FRAME_GZIP_LEVEL,
       historyRetentionMs: deps.historyRetentionMs ?? 0,
+      tableHold: await deps.tableHold?.(shard),
       segmentTargetRawBytes: deps.segmentTargetRawBytes,
       spillBytes: deps.spillBytes,
       onProgress: options.onProgress,

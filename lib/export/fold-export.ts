@@ -39,6 +39,7 @@ import type { SegmentRef } from '../segment/format.js';
 import type { SnapshotPartRef } from '../snapshot/format.js';
 import { SnapshotPartWriter } from '../snapshot/writer.js';
 import type { ObjectStore } from '../store/object-store.js';
+import type { TableHold } from '../table/floor.js';
 import { adoptPart } from './adopt-part.js';
 import { KeyedDelta } from './keyed-delta.js';
 import { SegmentArchive } from './segment-archive.js';
@@ -55,6 +56,8 @@ export interface FoldInput {
   gzipLevel: number;
   /** Segments written this long before `createdAtMs` leave the manifest (0: keep all). */
   historyRetentionMs: number;
+  /** The shard's table and its high-water: keyless rows below it are listed as table segments. */
+  tableHold?: TableHold;
   /** Overrides of the size rules (tests and benchmarks). */
   segmentTargetRawBytes?: number;
   spillBytes?: number;
@@ -65,6 +68,8 @@ export interface FoldInput {
 /** What a fold wrote and reused. */
 export interface FoldWrites {
   segments: number;
+  /** Table segments listed: keyless rows the shard's table holds (nothing stored). */
+  tableSegments: number;
   adoptedSegments: number;
   parts: number;
   adoptedParts: number;
@@ -118,9 +123,11 @@ async function foldFrom(
     gzipLevel,
     createdAtMs,
     targetRawBytes: input.segmentTargetRawBytes,
+    tableHold: input.tableHold,
   });
   const writes: FoldWrites = {
     segments: 0,
+    tableSegments: 0,
     adoptedSegments: 0,
     parts: 0,
     adoptedParts: 0,
@@ -197,6 +204,7 @@ async function foldFrom(
     const compacting = !fromScratch && shouldCompact(stored, delta.heldRawBytes());
     if (!compacting) await delta.finish(fromScratch);
     writes.segments += archive.written;
+    writes.tableSegments += archive.tableSegments;
     writes.adoptedSegments += archive.adopted;
     writes.parts += delta.written;
     writes.adoptedParts += delta.adopted;

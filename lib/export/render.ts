@@ -38,7 +38,7 @@ export function renderExportReport(report: ExportReport): string {
     out.push(
       line(
         'stored',
-        `${n(w.segments)} segment(s), ${n(w.parts)} snapshot part(s)${w.compacted ? ' (compacted)' : ''}; reused ${n(w.adoptedSegments)} segment(s), ${n(w.adoptedParts)} part(s) left by an earlier run`,
+        `${n(w.segments)} segment(s), ${n(w.parts)} snapshot part(s)${w.compacted ? ' (compacted)' : ''}${w.tableSegments > 0 ? `; listed ${n(w.tableSegments)} table segment(s) (rows the table holds)` : ''}; reused ${n(w.adoptedSegments)} segment(s), ${n(w.adoptedParts)} part(s) left by an earlier run`,
       ),
     );
   }

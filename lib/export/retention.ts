@@ -22,7 +22,7 @@
  *     period after an export covered them. So nothing at or above W, and
  *     never the newest objects. The listing starts at the `walRetiredBelow`
  *     cursor, not at position 0. Nor below a table's high-water for the
- *     shard (`deps.walFloor`): a table is a retention floor.
+ *     shard (`deps.tableHold`): a table is a retention floor.
  * T3. Orphans (segments and parts no kept manifest lists, left by crashed or
  *     racing exports, or by retired manifests whose deletions a crash cut
  *     short) are deleted once they lie below O, the covered position of the
@@ -53,7 +53,12 @@ import {
   listExports,
   loadManifest,
 } from '../recovery/export-source.js';
-import { firstOfSegmentKey, segmentKey, segmentPrefix } from '../segment/format.js';
+import {
+  firstOfSegmentKey,
+  segmentKey,
+  segmentPrefix,
+  TABLE_SEGMENT_VERSION,
+} from '../segment/format.js';
 import { rangeOfPartKey, snapshotPartKey, snapshotPrefix } from '../snapshot/format.js';
 import { orphanAgeMs } from './deadline.js';
 import type { ExportDeps } from './deps.js';
@@ -189,7 +194,7 @@ export async function retire(deps: ExportDeps, input: RetentionInput): Promise<R
   const agedFloor =
     atOrBelow.filter((e) => e.createdAtMs <= walCutoff).at(-1)?.ref.coveredPosition ?? 0;
   // Tables are a floor too: a position a table has not committed stays (`lib/table/floor.ts`).
-  const tableFloor = (await deps.walFloor?.(shard)) ?? Number.POSITIVE_INFINITY;
+  const tableFloor = (await deps.tableHold?.(shard))?.highWater ?? Number.POSITIVE_INFINITY;
   const retiredBelow = Math.min(fallbackFloor, agedFloor, tableFloor);
   if (tableFloor < Math.min(fallbackFloor, agedFloor)) {
     report.note = `the table holds WAL positions from ${tableFloor} (not yet committed to it)`;
@@ -243,11 +248,13 @@ async function weigh(deps: ExportDeps, shard: string, report: RetentionReport): 
   return out;
 }
 
-/** Keys of the parts and segments a manifest lists. */
+/** Keys of the parts and segments a manifest lists (a table segment names no object of its own). */
 function listedKeys(shard: string, manifest: Manifest | undefined): string[] {
   if (!manifest) return [];
   return [
     ...manifest.parts.map((part) => snapshotPartKey(shard, part)),
-    ...manifest.segments.map((segment) => segmentKey(shard, segment.first)),
+    ...manifest.segments
+      .filter((segment) => segment.v !== TABLE_SEGMENT_VERSION)
+      .map((segment) => segmentKey(shard, segment.first)),
   ];
 }

@@ -17,6 +17,10 @@
  *     meanwhile) is adopted only if the stored one holds the same lines.
  * So two segments never hold the same rows under one key, and a rerun after a
  * crash reuses what the crashed run stored.
+ *
+ * Rows of a routed shard below its table's high-water are not archived: the
+ * table's data files hold them, and they become table segments
+ * (`table-segments.ts`), listed before the segments written after them.
  */
 import { crc32 } from 'node:zlib';
 import { CorruptDataError, UnavailableError } from '../errors.js';
@@ -25,6 +29,8 @@ import { parseSegmentLine, segmentLine } from '../segment/lines.js';
 import { SegmentWriter } from '../segment/writer.js';
 import { type LineStats, readGzipLines } from '../store/gzip-lines.js';
 import type { ObjectStore } from '../store/object-store.js';
+import type { TableHold } from '../table/floor.js';
+import { TABLE_SEGMENT_TARGET_RAW_BYTES, TableSegmentLines } from './table-segments.js';
 
 /** Uncompressed bytes after which a segment is closed at the next object boundary. */
 const SEGMENT_TARGET_RAW_BYTES = 256 * 1024 * 1024;
@@ -34,6 +40,8 @@ export interface ArchiveOptions {
   gzipLevel: number;
   createdAtMs: number;
   targetRawBytes?: number;
+  /** The shard's table and its high-water: rows below it become table segments. */
+  tableHold?: TableHold;
 }
 
 /** A stored segment being checked against the WAL instead of written (A1). */
@@ -52,6 +60,9 @@ export class SegmentArchive {
   #open: { writer: SegmentWriter; lastPosition: number } | undefined;
   #adopting: Adopting | undefined;
   readonly #target: number;
+  /** Rows at positions below this go to `#tableLines`. */
+  readonly #tableBelow: number;
+  readonly #tableLines: TableSegmentLines | undefined;
 
   constructor(
     private readonly store: ObjectStore,
@@ -59,6 +70,20 @@ export class SegmentArchive {
     private readonly options: ArchiveOptions,
   ) {
     this.#target = options.targetRawBytes ?? SEGMENT_TARGET_RAW_BYTES;
+    const hold = options.tableHold;
+    this.#tableBelow = hold?.highWater ?? 0;
+    this.#tableLines =
+      hold &&
+      new TableSegmentLines(
+        hold.table,
+        options.createdAtMs,
+        Math.min(this.#target, TABLE_SEGMENT_TARGET_RAW_BYTES),
+      );
+  }
+
+  /** Table segments listed (rows the table holds, nothing stored). */
+  get tableSegments(): number {
+    return this.#tableLines?.refs.length ?? 0;
   }
 
   /**
@@ -68,6 +93,10 @@ export class SegmentArchive {
    * row of the range: an await each would cost more than writing it).
    */
   row(position: number, seq: number, offset: number, text: string): Promise<void> | undefined {
+    if (position < this.#tableBelow) {
+      this.#tableLines!.row(position, seq, offset, text);
+      return undefined;
+    }
     const open = this.#open;
     if (
       open !== undefined &&
@@ -133,6 +162,10 @@ export class SegmentArchive {
       );
     }
     if (this.#open) await this.#close(this.#open.lastPosition + 1);
+    if (this.#tableLines) {
+      this.#tableLines.finish();
+      this.refs.unshift(...this.#tableLines.refs);
+    }
   }
 
   /** Abandons the open upload; nothing more is published. */

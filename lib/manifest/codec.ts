@@ -7,13 +7,21 @@
  * position than its key.
  */
 import { CorruptDataError, InternalError, UnknownFormatVersionError } from '../errors.js';
+import { TABLE_SEGMENT_VERSION } from '../segment/format.js';
 import { readFrameSync } from '../wal/frame-reader.js';
 import { encodeFrame, type FrameRecord } from '../wal/framing.js';
 import type { Fail } from '../wal/wal-check.js';
-import { type Manifest, type ManifestHeader, parseManifestKey } from './format.js';
+import {
+  MANIFEST_FORMAT_VERSION,
+  MANIFEST_TABLE_SEGMENTS_VERSION,
+  type Manifest,
+  type ManifestHeader,
+  parseManifestKey,
+} from './format.js';
 import {
   headerFields,
   MANIFEST_FRAME,
+  MANIFEST_TABLE_SEGMENTS_FRAME,
   ManifestTag,
   parseHeader,
   parsePart,
@@ -31,8 +39,12 @@ export function encodeManifest(manifest: Manifest): Uint8Array {
       `encodeManifest(${header.shard} at ${header.coveredPosition}): ${problem}`,
     );
   };
-  const checker = new ManifestChecker(header, fail, (what, version) =>
-    fail(`${what}: version ${version} is not one this code reads`),
+  const tableSegments = segments.some((segment) => segment.v === TABLE_SEGMENT_VERSION);
+  const checker = new ManifestChecker(
+    header,
+    tableSegments ? MANIFEST_TABLE_SEGMENTS_VERSION : MANIFEST_FORMAT_VERSION,
+    fail,
+    (what, version) => fail(`${what}: version ${version} is not one this code reads`),
   );
   for (const [i, part] of parts.entries()) checker.part(part, `parts[${i}]`);
   for (const [i, segment] of segments.entries()) checker.segment(segment, `segments[${i}]`);
@@ -41,7 +53,8 @@ export function encodeManifest(manifest: Manifest): Uint8Array {
     ...parts.map((part) => ({ tag: ManifestTag.part, fields: partFields(part) })),
     ...segments.map((segment) => ({ tag: ManifestTag.segment, fields: segmentFields(segment) })),
   ];
-  return encodeFrame(MANIFEST_FRAME, headerFields(header), records);
+  const frame = tableSegments ? MANIFEST_TABLE_SEGMENTS_FRAME : MANIFEST_FRAME;
+  return encodeFrame(frame, headerFields(header), records);
 }
 
 /** Decodes and verifies a manifest stored at `objectKey`. */
@@ -58,8 +71,9 @@ export function decodeManifest(objectKey: string, bytes: Uint8Array): Manifest {
   };
   for (const { line, tag, fields } of readFrameSync(objectKey, bytes, MANIFEST_FRAME)) {
     if (checker === undefined) {
-      header = parseHeader(fields, fail);
-      checker = new ManifestChecker(header, fail, (what, version, readable) => {
+      const parsed = parseHeader(fields, fail);
+      header = parsed.header;
+      checker = new ManifestChecker(header, parsed.version, fail, (what, version, readable) => {
         throw new UnknownFormatVersionError(
           `${objectKey} ${what}`,
           what.includes('segment') ? 'segment' : 'snapshot',

@@ -29,11 +29,14 @@ import type { SnapshotPartRef } from '../snapshot/format.js';
 /** First field of every manifest's header line. */
 export const MANIFEST_MAGIC = 'shardwal-manifest';
 
-/** The version this code writes. */
+/** The version this code writes for a manifest whose segments are all objects of their own. */
 export const MANIFEST_FORMAT_VERSION = 1;
 
+/** The version of a manifest that lists a table segment (segment version 2). */
+export const MANIFEST_TABLE_SEGMENTS_VERSION = 2;
+
 /** Versions this code reads. */
-export const MANIFEST_READABLE_VERSIONS = [1] as const;
+export const MANIFEST_READABLE_VERSIONS = [1, 2] as const;
 
 /** The header of a manifest. */
 export interface ManifestHeader {

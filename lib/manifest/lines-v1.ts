@@ -9,11 +9,17 @@
  *   {"t":"s","v":1,"first":..,"end":..,"firstOffset":..,"lastOffset":..,"rows":..,"rawBytes":..,"bytes":..,"crc32":..,"createdAtMs":..}
  *   {"t":"e","rows":<records>,"crc32":<uint32>}
  *
+ * Format 2 is the same lines, plus table segments: a segment record of
+ * version 2 carries one more field, `table`, after `createdAtMs`. A
+ * manifest is written as format 2 exactly when it lists one, so a reader
+ * that knows only format 1 meets its version, never a field it does not know.
+ *
  * Parts (`p`) come first, in application order; segments (`s`) follow,
  * ascending. Keys of parts and segments are derived from these fields, never
  * stored, so a manifest cannot name an object outside its shard's layout.
  */
 import type { SegmentRef } from '../segment/format.js';
+import { TABLE_SEGMENT_VERSION } from '../segment/format.js';
 import type { SnapshotPartRef } from '../snapshot/format.js';
 import type { FrameFields, FrameFormat } from '../wal/framing.js';
 import type { Fail } from '../wal/wal-check.js';
@@ -21,6 +27,7 @@ import {
   MANIFEST_FORMAT_VERSION,
   MANIFEST_MAGIC,
   MANIFEST_READABLE_VERSIONS,
+  MANIFEST_TABLE_SEGMENTS_VERSION,
   type ManifestHeader,
 } from './format.js';
 
@@ -34,6 +41,12 @@ export const MANIFEST_FRAME: FrameFormat = {
   version: MANIFEST_FORMAT_VERSION,
   readableVersions: MANIFEST_READABLE_VERSIONS,
   recordTags: [ManifestTag.part, ManifestTag.segment],
+};
+
+/** The framing of a manifest that lists a table segment (format 2). */
+export const MANIFEST_TABLE_SEGMENTS_FRAME: FrameFormat = {
+  ...MANIFEST_FRAME,
+  version: MANIFEST_TABLE_SEGMENTS_VERSION,
 };
 
 const HEADER_FIELDS = [
@@ -70,6 +83,7 @@ const SEGMENT_FIELDS = [
   'crc32',
   'createdAtMs',
 ] as const;
+const TABLE_SEGMENT_FIELDS = [...SEGMENT_FIELDS, 'table'] as const;
 
 /** The header's fields after `t`, `magic` and `v`, in written order. */
 export function headerFields(header: ManifestHeader): FrameFields {
@@ -83,13 +97,23 @@ export function partFields(part: SnapshotPartRef): FrameFields {
 
 /** A segment record's fields after `t`. */
 export function segmentFields(segment: SegmentRef): FrameFields {
-  return pick(segment, SEGMENT_FIELDS);
+  return pick(segment, fieldsOfSegment(segment.v));
 }
 
-/** Maps a header line back: exactly the v1 header fields. */
-export function parseHeader(fields: FrameFields, fail: Fail): ManifestHeader {
+function fieldsOfSegment(v: unknown): readonly string[] {
+  return v === TABLE_SEGMENT_VERSION ? TABLE_SEGMENT_FIELDS : SEGMENT_FIELDS;
+}
+
+/** Maps a header line back: exactly the header fields; also returns the format version. */
+export function parseHeader(
+  fields: FrameFields,
+  fail: Fail,
+): { header: ManifestHeader; version: number } {
   exactly(fields, ['t', 'magic', 'v', ...HEADER_FIELDS], 'line 1 (header)', fail);
-  return pick(fields, HEADER_FIELDS) as unknown as ManifestHeader;
+  return {
+    header: pick(fields, HEADER_FIELDS) as unknown as ManifestHeader,
+    version: fields.v as number,
+  };
 }
 
 /** Maps a part record back. */
@@ -100,8 +124,9 @@ export function parsePart(fields: FrameFields, where: string, fail: Fail): Snaps
 
 /** Maps a segment record back. */
 export function parseSegment(fields: FrameFields, where: string, fail: Fail): SegmentRef {
-  exactly(fields, ['t', ...SEGMENT_FIELDS], where, fail);
-  return pick(fields, SEGMENT_FIELDS) as unknown as SegmentRef;
+  const names = fieldsOfSegment(fields.v);
+  exactly(fields, ['t', ...names], where, fail);
+  return pick(fields, names) as unknown as SegmentRef;
 }
 
 function pick(source: object, names: readonly string[]): FrameFields {

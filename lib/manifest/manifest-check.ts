@@ -19,11 +19,19 @@
  *    most 2^32 - 1); every part and segment version is one this code reads
  *    (an unknown one is an `UnknownFormatVersionError` for the manifest).
  * 5. `keylessRows` is the sum of the segments' rows.
+ * 6. A table segment (version 2) names a valid table and stores no bytes of
+ *    its own (`bytes` 0), and only a format-2 manifest lists one; a format-1
+ *    segment names no table.
  */
-import { SEGMENT_READABLE_VERSIONS, type SegmentRef } from '../segment/format.js';
+import {
+  SEGMENT_READABLE_VERSIONS,
+  type SegmentRef,
+  TABLE_SEGMENT_VERSION,
+} from '../segment/format.js';
 import { SNAPSHOT_READABLE_VERSIONS, type SnapshotPartRef } from '../snapshot/format.js';
+import { TABLE_NAME_PATTERN } from '../table/names.js';
 import { checkCountsAndShard, type Fail, isCount, show } from '../wal/wal-check.js';
-import type { ManifestHeader } from './format.js';
+import { MANIFEST_TABLE_SEGMENTS_VERSION, type ManifestHeader } from './format.js';
 
 const HEADER_COUNTS = [
   'coveredPosition',
@@ -46,6 +54,7 @@ export class ManifestChecker {
 
   constructor(
     readonly header: ManifestHeader,
+    private readonly version: number,
     private readonly fail: Fail,
     private readonly unknownVersion: UnknownVersion,
   ) {
@@ -114,6 +123,7 @@ export class ManifestChecker {
     if (!(SEGMENT_READABLE_VERSIONS as readonly number[]).includes(segment.v)) {
       this.unknownVersion(`${where} (segment)`, segment.v, SEGMENT_READABLE_VERSIONS);
     }
+    if (segment.v === TABLE_SEGMENT_VERSION) this.#tableSegment(segment, where);
     const { historyFloor, coveredPosition, nextRowOffset } = this.header;
     if (
       !(
@@ -153,6 +163,19 @@ export class ManifestChecker {
       this.fail(
         `header says ${this.header.keylessRows} keyless rows, the segments hold ${this.#keylessRows}`,
       );
+    }
+  }
+
+  /** Rule 6. */
+  #tableSegment(segment: SegmentRef, where: string): void {
+    if (this.version < MANIFEST_TABLE_SEGMENTS_VERSION) {
+      this.fail(`${where}: a table segment in a format-${this.version} manifest`);
+    }
+    if (typeof segment.table !== 'string' || !TABLE_NAME_PATTERN.test(segment.table)) {
+      this.fail(`${where}: table must be a table name, got ${show(segment.table)}`);
+    }
+    if (segment.bytes !== 0) {
+      this.fail(`${where}: a table segment stores no bytes of its own, got bytes ${segment.bytes}`);
     }
   }
 

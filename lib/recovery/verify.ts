@@ -8,7 +8,8 @@
  * 1. The export at W exists and verifies (a manifest, or a legacy AOF
  *    export); every snapshot part and segment the manifest lists exists
  *    (one listing per prefix, nothing read) and, with the full check, every
- *    part verifies against its record; the chain starts where it ends.
+ *    part verifies against its record and every table segment's rows, read
+ *    from its table, match theirs; the chain starts where it ends.
  * 2. Objects W..N-1 all exist, and the chain through N-1 ends at the record's
  *    `durableSeq` and `nextRowOffset`.
  * 3. Beyond N there is at most one object, at N, starting at `durableSeq+1`
@@ -30,7 +31,8 @@ import {
   snapshotCursors,
 } from '../memtable/shard-record.js';
 import { assertShardName, shardPrefix } from '../paths.js';
-import { segmentKey, segmentPrefix } from '../segment/format.js';
+import { segmentKey, segmentPrefix, TABLE_SEGMENT_VERSION } from '../segment/format.js';
+import { readSegment } from '../segment/reader.js';
 import { snapshotPartKey, snapshotPrefix } from '../snapshot/format.js';
 import { readPart } from '../snapshot/reader.js';
 import type { RecoveryDeps } from './deps.js';
@@ -334,7 +336,7 @@ async function exportCursor(
   }
 }
 
-/** Every part and segment the manifest lists exists; with `full`, every part verifies. */
+/** Every part and segment the manifest lists exists; with `full`, every part and table segment verifies. */
 async function checkListedObjects(
   deps: RecoveryDeps,
   shard: string,
@@ -345,13 +347,15 @@ async function checkListedObjects(
   const position = manifest.header.coveredPosition;
   const stored = new Set<string>();
   for await (const key of deps.store.list(snapshotPrefix(shard))) stored.add(key);
-  const firstSegment = manifest.segments[0];
+  // A table segment names no object of its own: with `full`, its rows are read from its table.
+  const segments = manifest.segments.filter((segment) => segment.v !== TABLE_SEGMENT_VERSION);
+  const firstSegment = segments[0];
   const startAfter =
     firstSegment && firstSegment.first > 0 ? segmentKey(shard, firstSegment.first - 1) : undefined;
   for await (const key of deps.store.list(segmentPrefix(shard), { startAfter })) stored.add(key);
   const missing = [
     ...manifest.parts.map((part) => snapshotPartKey(shard, part)),
-    ...manifest.segments.map((segment) => segmentKey(shard, segment.first)),
+    ...segments.map((segment) => segmentKey(shard, segment.first)),
   ].filter((key) => !stored.has(key));
   for (const key of missing) {
     find(
@@ -361,10 +365,17 @@ async function checkListedObjects(
     );
   }
   if (!full) return;
-  for (const part of manifest.parts) {
-    if (!stored.has(snapshotPartKey(shard, part))) continue;
+  const reads = [
+    ...manifest.parts
+      .filter((part) => stored.has(snapshotPartKey(shard, part)))
+      .map((part) => () => readPart(deps.store, shard, part)),
+    ...manifest.segments
+      .filter((segment) => segment.v === TABLE_SEGMENT_VERSION)
+      .map((segment) => () => readSegment(deps.store, shard, segment)),
+  ];
+  for (const read of reads) {
     try {
-      await readPart(deps.store, shard, part);
+      await read();
     } catch (error) {
       if (!(error instanceof CorruptDataError)) throw error;
       find(FindingKind.exportIncomplete, `${error.name}: ${error.message}`, position);

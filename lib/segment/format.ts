@@ -24,16 +24,27 @@
 import { POSITION_DIGITS, padPosition } from '../paths.js';
 import type { LineStats } from '../store/gzip-lines.js';
 
-/** The version this code writes (recorded per segment in the manifest). */
+/** The version of a segment stored as its own object (recorded per segment in the manifest). */
 export const SEGMENT_FORMAT_VERSION = 1;
 
+/**
+ * The version of a table segment: its rows are held by an Iceberg table's
+ * data files (`table`), not by an object of its own (zero-copy,
+ * docs/segment-format.md). Only a format-2 manifest lists one.
+ */
+export const TABLE_SEGMENT_VERSION = 2;
+
 /** Versions this code reads. */
-export const SEGMENT_READABLE_VERSIONS = [1] as const;
+export const SEGMENT_READABLE_VERSIONS = [1, 2] as const;
 
 /** Suffix of every segment key: gzip'd JSON Lines, as stock readers expect. */
 const SEGMENT_SUFFIX = '.ndjson.gz';
 
-/** A segment as its manifest records it. */
+/**
+ * A segment as its manifest records it. Sizes and CRC-32 are those of its
+ * lines (`lines.ts`); a table segment's `bytes` is 0 (it stores none), its
+ * `rawBytes` and `crc32` those of the lines its rows make.
+ */
 export interface SegmentRef extends LineStats {
   /** Format version. */
   v: number;
@@ -46,6 +57,8 @@ export interface SegmentRef extends LineStats {
   lastOffset: number;
   /** When the export that wrote it ran. */
   createdAtMs: number;
+  /** Version 2 only: the table whose data files hold its rows. */
+  table?: string;
 }
 
 /** One keyless row of a segment. */

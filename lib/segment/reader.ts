@@ -5,7 +5,9 @@
  * ascending from `firstOffset` to `lastOffset`, seqs never decreasing, and
  * at the end its row count, sizes and CRC-32. A missing segment, or any
  * mismatch, is a `CorruptDataError` naming its key. Rows reach `onRow` before
- * the final check: they are provisional until the read resolves.
+ * the final check: they are provisional until the read resolves. A table
+ * segment (version 2) is read from its table (`table-reader.ts`), with the
+ * same checks.
  */
 import { CorruptDataError, UnknownFormatVersionError } from '../errors.js';
 import { readListedLines, statsMismatch } from '../store/gzip-lines.js';
@@ -15,8 +17,10 @@ import {
   type SegmentRef,
   type SegmentRow,
   segmentKey,
+  TABLE_SEGMENT_VERSION,
 } from './format.js';
 import { parseSegmentLine } from './lines.js';
+import { readTableSegment } from './table-reader.js';
 
 /** Where a read segment's rows go; the line's bytes are valid only during the call. */
 export type SegmentRowHandler = (row: SegmentRow, line: Buffer) => Promise<void> | undefined | void;
@@ -32,6 +36,7 @@ export async function readSegment(
   if (!(SEGMENT_READABLE_VERSIONS as readonly number[]).includes(ref.v)) {
     throw new UnknownFormatVersionError(key, 'segment', ref.v, SEGMENT_READABLE_VERSIONS);
   }
+  if (ref.v === TABLE_SEGMENT_VERSION) return readTableSegment(store, shard, ref, onRow);
   let lastOffset = -1;
   let lastSeq = 0;
   const stats = await readListedLines(store, key, (text, bytes, index, fail) => {

@@ -9,6 +9,7 @@
  */
 import { Readable } from 'node:stream';
 import avro from 'avsc';
+import type { BoundEntry } from './bounds.js';
 import type { IcebergSchema, PartitionBy, PartitionSpec } from './schema.js';
 import { PARTITION_FIELD_ID, partitionSpec } from './schema.js';
 
@@ -24,6 +25,9 @@ export interface DataFileRecord {
   partition: Record<string, number | string | null>;
   record_count: number;
   file_size_in_bytes: number;
+  /** Bounds of `shard`, `offset` and `position` (`bounds.ts`); null or absent in files written before them. */
+  lower_bounds?: BoundEntry[] | null;
+  upper_bounds?: BoundEntry[] | null;
   sort_order_id: number | null;
 }
 
@@ -67,6 +71,25 @@ function partitionFieldType(by: PartitionBy): unknown {
   return ['null', 'string'];
 }
 
+/** The Avro type of a bounds map: an array of key/value records (spec: "Maps with non-string keys"). */
+function boundsType(keyId: number, valueId: number): unknown {
+  return [
+    'null',
+    {
+      type: 'array',
+      logicalType: 'map',
+      items: {
+        type: 'record',
+        name: `k${keyId}_v${valueId}`,
+        fields: [
+          { name: 'key', type: 'int', 'field-id': keyId },
+          { name: 'value', type: 'bytes', 'field-id': valueId },
+        ],
+      },
+    },
+  ];
+}
+
 /** The manifest entry schema for a partition spec (field ids per the spec). */
 export function manifestEntrySchema(by: PartitionBy): Record<string, unknown> {
   const spec = partitionSpec(by);
@@ -105,6 +128,8 @@ export function manifestEntrySchema(by: PartitionBy): Record<string, unknown> {
             },
             { name: 'record_count', type: 'long', 'field-id': 103 },
             { name: 'file_size_in_bytes', type: 'long', 'field-id': 104 },
+            { name: 'lower_bounds', type: boundsType(126, 127), default: null, 'field-id': 125 },
+            { name: 'upper_bounds', type: boundsType(129, 130), default: null, 'field-id': 128 },
             { name: 'sort_order_id', type: opt('int'), default: null, 'field-id': 140 },
           ],
         },
@@ -231,7 +256,15 @@ export function writeManifest(
       'format-version': '2',
       content: 'data',
     },
-    entries,
+    // Entries carried over from manifests written before bounds were recorded lack them.
+    entries.map((entry) => ({
+      ...entry,
+      data_file: {
+        ...entry.data_file,
+        lower_bounds: entry.data_file.lower_bounds ?? null,
+        upper_bounds: entry.data_file.upper_bounds ?? null,
+      },
+    })),
   );
 }
 

@@ -17,12 +17,25 @@ function micros(value: unknown): number {
   return Number(BigInt(value as bigint) / 1000n);
 }
 
+/** The values of `columns` of a data file's rows, as hyparquet reads them (longs as bigints). */
+export async function readColumns(
+  bytes: Uint8Array,
+  columns: readonly string[],
+): Promise<Array<Record<string, unknown>>> {
+  return (await parquetReadObjects({
+    file: arrayBufferOf(bytes),
+    columns: [...columns],
+    compressors: { GZIP: (input: Uint8Array) => new Uint8Array(gunzipSync(input)) },
+  })) as Array<Record<string, unknown>>;
+}
+
+function arrayBufferOf(bytes: Uint8Array): ArrayBuffer {
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+}
+
 /** The rows of a data file, typed columns of `schema` re-projected. */
 export async function readDataFile(bytes: Uint8Array, schema: IcebergSchema): Promise<TableRow[]> {
-  const buffer = bytes.buffer.slice(
-    bytes.byteOffset,
-    bytes.byteOffset + bytes.byteLength,
-  ) as ArrayBuffer;
+  const buffer = arrayBufferOf(bytes);
   const metadata = parquetMetadata(buffer);
   const own = metadata.key_value_metadata?.find((kv) => kv.key === 'iceberg.schema')?.value;
   const ownIds = new Set(own ? (JSON.parse(own) as IcebergSchema).fields.map((f) => f.id) : []);

@@ -11,13 +11,16 @@ import type { TableDeps } from './deps.js';
 import type { Snapshot, TableMetadata } from './metadata.js';
 import { keyOfUri } from './paths.js';
 
+/** What reading a snapshot needs: the store alone (the history reader has no other table deps). */
+type StoreDeps = Pick<TableDeps, 'store'>;
+
 /** A manifest with its entries, sequence numbers inherited (spec: "Sequence Number Inheritance"). */
 export interface ReadManifest {
   record: ManifestFileRecord;
   entries: ManifestEntry[];
 }
 
-async function readObject(deps: TableDeps, key: string): Promise<Uint8Array> {
+async function readObject(deps: StoreDeps, key: string): Promise<Uint8Array> {
   const bytes = await deps.store.get(key);
   if (!bytes) throw new CorruptDataError(key, 'listed by the table but missing');
   return bytes;
@@ -25,7 +28,7 @@ async function readObject(deps: TableDeps, key: string): Promise<Uint8Array> {
 
 /** The manifest list of `snapshot`. */
 export async function readManifestList(
-  deps: TableDeps,
+  deps: StoreDeps,
   table: string,
   metadata: TableMetadata,
   snapshot: Snapshot,
@@ -36,7 +39,7 @@ export async function readManifestList(
 
 /** Every manifest of `snapshot` with its entries. */
 export async function readManifests(
-  deps: TableDeps,
+  deps: StoreDeps,
   table: string,
   metadata: TableMetadata,
   snapshot: Snapshot,
@@ -67,7 +70,7 @@ export interface LiveFile {
 
 /** The data files `snapshot` reads (entries not deleted). */
 export async function liveFiles(
-  deps: TableDeps,
+  deps: StoreDeps,
   table: string,
   metadata: TableMetadata,
   snapshot: Snapshot | undefined,

@@ -16,6 +16,7 @@ import {
   writeManifest,
   writeManifestList,
 } from './avro.js';
+import { ColumnBounds } from './bounds.js';
 import type { FixedColumns } from './data-columns.js';
 import { DataColumns } from './data-columns.js';
 import { DataFile, ROW_GROUP_ROWS, type TableRow } from './data-file.js';
@@ -49,6 +50,7 @@ interface OpenFile {
   group: DataColumns;
   /** Row text so far, plus 64 a row for the other columns (the measure files are cut by). */
   bytes: number;
+  bounds: ColumnBounds;
 }
 
 /**
@@ -79,7 +81,7 @@ export class DataFileWriter {
   /** Finished files by partition, partitions in the order first seen. */
   readonly #done = new Map<
     number | string,
-    Array<{ key: string; bytes: Uint8Array; rows: number }>
+    Array<{ key: string; bytes: Uint8Array; rows: number; bounds: ColumnBounds }>
   >();
   /** The file the previous row went to: rows mostly arrive partition by partition. */
   #last: OpenFile | undefined;
@@ -109,6 +111,7 @@ export class DataFileWriter {
   add(fixed: FixedColumns, text: string | null): void {
     const open = this.#fileOf(fixed);
     open.group.add(fixed, text);
+    open.bounds.add(fixed.shard, fixed.offset, fixed.position);
     this.#projector.projectInto(text ?? undefined, open.group.typed, this.refused);
     this.#added(open, text);
   }
@@ -117,6 +120,7 @@ export class DataFileWriter {
   addRow(row: TableRow): void {
     const open = this.#fileOf(row);
     open.group.add(row, row.text);
+    open.bounds.add(row.shard, row.offset, row.position);
     for (let i = 0; i < this.#typedCount; i++) open.group.typed[i]!.push(row.typed[i] ?? null);
     this.#added(open, row.text);
   }
@@ -127,8 +131,9 @@ export class DataFileWriter {
     const field = partitionFieldName(this.#by);
     const out: DataFileRecord[] = [];
     for (const [value, files] of this.#done) {
-      for (const { key, bytes, rows } of files) {
+      for (const { key, bytes, rows, bounds } of files) {
         await putNew(this.#deps, key, bytes);
+        const { lower, upper } = bounds.entries();
         out.push({
           content: 0,
           file_path: uriOfKey(this.#location, this.#table, key),
@@ -136,6 +141,8 @@ export class DataFileWriter {
           partition: { [field]: value },
           record_count: rows,
           file_size_in_bytes: bytes.byteLength,
+          lower_bounds: lower,
+          upper_bounds: upper,
           sort_order_id: 0,
         });
       }
@@ -155,6 +162,7 @@ export class DataFileWriter {
         file: new DataFile(this.#schema, this.#deps.codec),
         group: new DataColumns(this.#typedCount),
         bytes: 0,
+        bounds: new ColumnBounds(),
       };
       this.#index += 1;
       this.#open.set(value, open);
@@ -176,7 +184,9 @@ export class DataFileWriter {
   #close(open: OpenFile): void {
     open.file.addRowGroup(open.group);
     const bytes = open.file.finish();
-    this.#done.get(open.value)!.push({ key: open.key, bytes, rows: open.file.rows });
+    this.#done
+      .get(open.value)!
+      .push({ key: open.key, bytes, rows: open.file.rows, bounds: open.bounds });
     this.#open.delete(open.value);
     if (this.#last === open) this.#last = undefined;
   }

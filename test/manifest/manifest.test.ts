@@ -116,9 +116,9 @@ describe('manifest format v1', () => {
   it('fails loud on an unknown version of the manifest, a part or a segment, and on an unknown tag', async () => {
     const cases: Array<[(t: string) => string, new (...args: never[]) => Error, RegExp]> = [
       [
-        (t) => t.replace('"v":1,"shard"', '"v":2,"shard"'),
+        (t) => t.replace('"v":1,"shard"', '"v":3,"shard"'),
         UnknownFormatVersionError,
-        /manifest format version 2/,
+        /manifest format version 3/,
       ],
       [
         (t) => t.replace('{"t":"p","v":1,"kind":"base"', '{"t":"p","v":3,"kind":"base"'),
@@ -174,6 +174,46 @@ describe('manifest format v1', () => {
     for (const [change, message] of broken) {
       expect(() => encodeManifest({ ...GOLDEN, ...change })).toThrow(InternalError);
       expect(() => encodeManifest({ ...GOLDEN, ...change })).toThrow(message);
+    }
+  });
+});
+
+/** The golden manifest with its first segment held by a table (zero-copy). */
+const GOLDEN_V2: Manifest = {
+  ...GOLDEN,
+  segments: [{ ...GOLDEN.segments[0]!, v: 2, bytes: 0, table: 'orders_eu' }, GOLDEN.segments[1]!],
+};
+const editedV2 = (edit: (text: string) => string) =>
+  gzipSync(Buffer.from(edit(fixture('golden-v2.jsonl').toString('utf8'))));
+
+describe('manifest format v2', () => {
+  it('encodes a manifest listing a table segment exactly as the committed golden text, and decodes it back', () => {
+    const bytes = encodeManifest(GOLDEN_V2);
+    expect(text(bytes)).toBe(fixture('golden-v2.jsonl').toString('utf8'));
+    expect(decodeManifest(KEY, bytes)).toEqual(GOLDEN_V2);
+  });
+
+  it('fails loud on a table segment a format-1 manifest lists, a bad table name, stored bytes, or a table on a stored segment', async () => {
+    const cases: Array<[(t: string) => string, RegExp]> = [
+      [
+        (t) => t.replace('"v":2,"shard"', '"v":1,"shard"'),
+        /a table segment in a format-1 manifest/,
+      ],
+      [
+        (t) => t.replace('"table":"orders_eu"', '"table":"Orders-EU"'),
+        /table must be a table name/,
+      ],
+      [(t) => t.replace('"bytes":0,', '"bytes":5,'), /stores no bytes of its own, got bytes 5/],
+      [
+        (t) =>
+          t.replace('"createdAtMs":1712345678901}', '"createdAtMs":1712345678901,"table":"t"}'),
+        /unknown fields \[table\]/,
+      ],
+    ];
+    for (const [edit, message] of cases) {
+      const error = await caught(async () => decodeManifest(KEY, editedV2(edit)));
+      expect(error, String(message)).toBeInstanceOf(CorruptDataError);
+      expect((error as Error).message).toMatch(message);
     }
   });
 });

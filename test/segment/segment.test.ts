@@ -95,7 +95,7 @@ describe('segment format v1', () => {
       expect((error as Error).message).toContain(key);
     }
     expect(
-      await caught(() => readSegment(store, 'orders-eu', { ...goldenRef(), v: 2 })),
+      await caught(() => readSegment(store, 'orders-eu', { ...goldenRef(), v: 3 })),
     ).toBeInstanceOf(UnknownFormatVersionError);
     expect(
       await caught(() => readSegment(store, 'orders-eu', { ...goldenRef(), first: 44 })),

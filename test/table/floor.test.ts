@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { exportShard } from '../../lib/export/export-shard.js';
 import { appendTable } from '../../lib/table/append.js';
-import { tableWalFloor } from '../../lib/table/floor.js';
+import { tableHold } from '../../lib/table/floor.js';
 import { keysOf } from '../export/helpers.js';
 import { exportDepsOf, TestShard } from '../recovery/support.js';
 import { fixture, useDynalite } from '../support/harness.js';
@@ -19,7 +19,7 @@ async function run(commitTableAfterRound: number | undefined) {
   const s = new TestShard(f);
   const config = testConfig('s1=t');
   const deps = testDeps(f.memory, config);
-  const exportDeps = exportDepsOf(f, { walFloor: tableWalFloor(f.memory, config) });
+  const exportDeps = exportDepsOf(f, { tableHold: tableHold(f.memory, config) });
   let last: Awaited<ReturnType<typeof exportShard>> | undefined;
   for (let round = 0; round < 4; round++) {
     await s.keyed([{ id: `k${round}`, v: round }]);

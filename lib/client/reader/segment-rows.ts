@@ -17,6 +17,7 @@ import {
   type SegmentRef,
   type SegmentRow,
   segmentKey,
+  TABLE_SEGMENT_VERSION,
 } from '../../segment/format.js';
 import { parseSegmentLine } from '../../segment/lines.js';
 import { readSegment } from '../../segment/reader.js';
@@ -52,7 +53,8 @@ export async function* verifiedSegmentRows(
       );
     }
   };
-  if (ref.rawBytes <= bufferBytes) {
+  // A table segment is read into memory anyway (`lib/segment/table-reader.ts`).
+  if (ref.rawBytes <= bufferBytes || ref.v === TABLE_SEGMENT_VERSION) {
     const rows: SegmentRow[] = [];
     await readSegment(store, shard, ref, (row) => {
       checkFirst(row);
@@ -106,6 +108,7 @@ export async function firstSegmentSeq(
   if (!(SEGMENT_READABLE_VERSIONS as readonly number[]).includes(ref.v)) {
     throw new UnknownFormatVersionError(key, 'segment', ref.v, SEGMENT_READABLE_VERSIONS);
   }
+  if (ref.v === TABLE_SEGMENT_VERSION) return firstTableSegmentSeq(store, shard, ref);
   const fail = (problem: string): never => {
     throw new CorruptDataError(key, `line 1: ${problem}`);
   };
@@ -133,4 +136,17 @@ export async function firstSegmentSeq(
     fail(`offset ${first.offset}, the manifest says the segment starts at ${ref.firstOffset}`);
   }
   return first.seq;
+}
+
+/** The seq of a table segment's first row: its rows are read from the table (and checked) whole. */
+async function firstTableSegmentSeq(
+  store: ObjectStore,
+  shard: string,
+  ref: SegmentRef,
+): Promise<number> {
+  let first: number | undefined;
+  await readSegment(store, shard, ref, (row) => {
+    first ??= row.seq;
+  });
+  return first!;
 }

@@ -7,11 +7,16 @@
 import { describe, expect, it } from 'vitest';
 import { tailShard } from '../../lib/client/reader/index.js';
 import { HistoryFloorError, InvalidInputError } from '../../lib/errors.js';
+import { exportShard } from '../../lib/export/export-shard.js';
 import { manifestPrefix } from '../../lib/manifest/format.js';
 import { walPrefix } from '../../lib/paths.js';
 import { segmentPrefix } from '../../lib/segment/format.js';
+import { appendTable } from '../../lib/table/append.js';
+import { tableHold } from '../../lib/table/floor.js';
 import { manifestAt } from '../export/helpers.js';
+import { exportDepsOf } from '../recovery/support.js';
 import { fixture, useDynalite } from '../support/harness.js';
+import { testConfig, testDeps } from '../table/helpers.js';
 import { collect, keylessRows, noticeLog, RecordingStore, TailHistory } from './tail-support.js';
 
 const dynalite = useDynalite();
@@ -233,6 +238,36 @@ describe('tailShard', () => {
       expect(log.notices.find((n) => n.kind === 'history-floor')?.message).toBe(
         `keyless rows of WAL positions below ${manifest.header.historyFloor} are past the history retention and no longer kept; reading from the oldest kept seq, ${oldestKept}`,
       );
+    });
+  });
+
+  describe('reading table segments', () => {
+    it('reads the keyless rows a table holds exactly as from segments, from the start and from every seq', async () => {
+      const h = await shard();
+      const config = testConfig('s1=t');
+      const deps = testDeps(h.f.memory, config);
+      const exportDeps = exportDepsOf(h.f, { tableHold: tableHold(h.f.memory, config) });
+      let watermark = 0;
+      for (let round = 0; round < 4; round++) {
+        await h.put(keylessRows(round * 3, round * 3 + 3));
+        await h.flush();
+        await h.put([{ id: `k${round % 2}`, round }], 'id');
+        await h.flush();
+        h.f.clock.advance(1000);
+        deps.clock.ms = h.f.clock.now();
+        expect((await appendTable(deps, 't', ['s1'])).status).toBe('committed');
+        watermark = (await exportShard(exportDeps, 's1')).coveredPosition!;
+      }
+      const manifest = await manifestAt(h.f.memory, watermark);
+      expect(manifest.segments.map((segment) => segment.v)).toEqual([2, 2, 2, 2]);
+      await h.put(keylessRows(100, 102));
+      await h.flush();
+      expect(await collect(tailShard(h.f.memory, 's1'))).toEqual(h.expected(1, watermark));
+      for (const fromSeq of new Set(h.rows.map((row) => row.seq))) {
+        expect(await collect(tailShard(h.f.memory, 's1', { fromSeq }))).toEqual(
+          h.expected(fromSeq, watermark),
+        );
+      }
     });
   });
 });

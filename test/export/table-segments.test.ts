@@ -29,7 +29,7 @@ const dynalite = useDynalite();
  * commits after the rounds in `commitAfter`; each round ends with an export
  * of both shards.
  */
-async function run(f: Fixture, commitAfter: readonly number[], rounds = 4, targetFileBytes = 300) {
+async function run(f: Fixture, commitAfter: readonly number[], rounds = 4, targetFileBytes = 150) {
   const config = testConfig('s1=t', { targetFileBytes });
   const deps = testDeps(f.memory, config);
   const exportDeps = exportDepsOf(f, { tableHold: tableHold(f.memory, config) });

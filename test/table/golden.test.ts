@@ -11,6 +11,19 @@ import { keyOfUri, metadataKey } from '../../lib/table/paths.js';
 import { goldenCommit } from './helpers.js';
 
 const golden = (name: string) => readFileSync(new URL(`./golden/${name}`, import.meta.url), 'utf8');
+/** The golden commit's one data file: shard `orders-eu`, offsets 0-1, both rows in the WAL object at 0. */
+const GOLDEN_BOUNDS = {
+  lower: [
+    [1, 'orders-eu'],
+    [3, 0],
+    [4, 0],
+  ],
+  upper: [
+    [1, 'orders-eu'],
+    [3, 1],
+    [4, 0],
+  ],
+};
 const pretty = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 async function committed() {
@@ -108,6 +121,14 @@ describe('table formats', () => {
       partition: { ingested_at_day: Math.floor(Date.UTC(2026, 11, 1) / 86_400_000) },
     });
     expect(entry.data_file.file_size_in_bytes).toBeGreaterThan(0);
+    // Bounds (spec fields 125/128, single-value serialization) of shard, offset and position.
+    const bounds = (side: string) =>
+      (entry.data_file[side] as Array<{ key: number; value: Buffer }>).map(({ key, value }) => [
+        key,
+        key === 1 ? value.toString('utf8') : Number(value.readBigInt64LE()),
+      ]);
+    expect(bounds('lower_bounds')).toEqual(GOLDEN_BOUNDS.lower);
+    expect(bounds('upper_bounds')).toEqual(GOLDEN_BOUNDS.upper);
     expect(String(entry.data_file.file_path)).toMatch(
       /^file:\/\/\/bucket\/tables\/orders_eu\/data\/ingested_at_day=2026-12-01\/\d{13}-[0-9a-f-]{36}-0\.parquet$/,
     );

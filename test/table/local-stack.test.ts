@@ -4,7 +4,7 @@
  * feeds DuckDB's `read_parquet`, which reads exactly the rows `shardwal
  * dump` prints.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -103,5 +103,20 @@ describe('the local stack with a table', () => {
     const status = await cli(['table', 'orders', '--data-dir', dataDir], env);
     expect(status.stdout).toContain('table orders  version');
     expect(status.stdout).toMatch(/orders-0\s+1\s+1\s+0/);
+  }, 30_000);
+
+  it('exports the committed history as table segments, and dump prints the same rows from the table', async () => {
+    const before = await cli(['dump', 'orders-0', '--data-dir', dataDir]);
+    expect(before.code, before.stderr).toBe(0);
+    const exported = await cli(['export', 'orders-0', '--json', '--data-dir', dataDir], TABLE_ENV);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(JSON.parse(exported.stdout).writes).toMatchObject({ segments: 0, tableSegments: 1 });
+    const segments = (await readdir(path.join(dataDir, 'objects/shards/orders-0'))).filter(
+      (name) => name === 'seg',
+    );
+    expect(segments).toEqual([]);
+    const after = await cli(['dump', 'orders-0', '--data-dir', dataDir]);
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stdout).toBe(before.stdout);
   }, 30_000);
 });

@@ -72,4 +72,88 @@ export const TABLE_MUTANTS: Mutant[] = [
     ],
     tests: ['test/table/maintenance.test.ts'],
   },
+  {
+    name: 'table-segment-skips-line-check',
+    breaks: 'R2: a table segment reads only if its lines are the ones the manifest records',
+    edits: [
+      {
+        file: 'lib/segment/table-reader.ts',
+        find: 'if (seen[name] !== ref[name]) {',
+        replace: 'if (false) {',
+      },
+    ],
+    tests: ['test/export/table-segments.test.ts'],
+  },
+  {
+    name: 'table-segment-reads-keyed-rows',
+    breaks: 'R1: a table segment holds the keyless rows only',
+    edits: [
+      {
+        file: 'lib/segment/table-reader.ts',
+        find: 'if (r.shard !== shard || (r.key !== null && r.key !== undefined)) continue;',
+        replace: 'if (r.shard !== shard) continue;',
+      },
+    ],
+    tests: ['test/export/table-segments.test.ts'],
+  },
+  {
+    name: 'table-segment-reads-past-its-range',
+    breaks: 'R1: a table segment holds the rows of positions [first, end) only',
+    edits: [
+      {
+        file: 'lib/segment/table-reader.ts',
+        find: 'if (position >= ref.first && position < ref.end) rows.push',
+        replace: 'if (position >= ref.first) rows.push',
+      },
+    ],
+    tests: ['test/export/table-segments.test.ts'],
+  },
+  {
+    name: 'table-segment-prunes-a-holding-file',
+    breaks: 'R1: a file is skipped only when its bounds exclude the shard or the range',
+    edits: [
+      {
+        file: 'lib/segment/table-reader.ts',
+        find: 'bounds.position[1] < ref.first ||',
+        replace: 'bounds.position[1] <= ref.first ||',
+      },
+    ],
+    tests: ['test/export/table-segments.test.ts'],
+  },
+  {
+    name: 'table-segment-gives-up-on-a-replaced-file',
+    breaks: 'R3: a file gone after listing starts the read again from the current snapshot',
+    edits: [
+      {
+        file: 'lib/segment/table-reader.ts',
+        find: 'if (!(error instanceof MissingFileError)) throw error;',
+        replace: 'throw error;',
+      },
+    ],
+    tests: ['test/export/table-segments.test.ts'],
+  },
+  {
+    name: 'export-lists-uncommitted-rows-in-the-table',
+    breaks: 'only rows below the table high-water become table segments',
+    edits: [
+      {
+        file: 'lib/export/segment-archive.ts',
+        find: 'if (position < this.#tableBelow) {',
+        replace: 'if (position <= this.#tableBelow) {',
+      },
+    ],
+    tests: ['test/export/table-segments.test.ts'],
+  },
+  {
+    name: 'manifest-v1-lists-a-table-segment',
+    breaks: 'manifest rule 6: only a format-2 manifest lists a table segment',
+    edits: [
+      {
+        file: 'lib/manifest/manifest-check.ts',
+        find: 'if (this.version < MANIFEST_TABLE_SEGMENTS_VERSION) {',
+        replace: 'if (false) {',
+      },
+    ],
+    tests: ['test/manifest/manifest.test.ts'],
+  },
 ];

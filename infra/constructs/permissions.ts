@@ -34,7 +34,8 @@
  *      create-if-absent, the version hint included: delete, then create)
  *      and deletes (expiry, orphans, old metadata) there, and nothing else
  *      in the bucket. Export then also reads `tables/<name>/metadata/`, its
- *      retention floor.
+ *      retention floor, and recovery reads metadata and data files (a
+ *      shard's full verify reads the table segments its export lists).
  */
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -228,7 +229,9 @@ function fn(t: PermissionTargets, name: HandlerName): NodejsFunction {
  * The Iceberg tables' grants (`docs/tables.md`). The committer lists the
  * shards through the registry index, reads WAL objects (never spilled
  * payloads: the WAL inlines them) and owns `tables/*`. Export reads the
- * tables' metadata folders: a shard's table high-water is its WAL floor.
+ * tables' metadata folders: a shard's table high-water is its WAL floor and
+ * where its table segments end. Recovery reads metadata and data files: a
+ * shard's full verify reads its table segments.
  */
 function grantTables(
   t: PermissionTargets,
@@ -250,6 +253,14 @@ function grantTables(
 
   allow('export', ['s3:GetObject'], [t.bucket.arnForObjects(KEY_PATTERNS.tableMetadata)]);
   acknowledgeKeyPatterns(t.functions.export, t.bucket, [KEY_PATTERNS.tableMetadata]);
+  // A shard's full verify reads its table segments from the table (`lib/segment/table-reader.ts`).
+  const read = [KEY_PATTERNS.tableMetadata, KEY_PATTERNS.tableData];
+  allow(
+    'recover',
+    ['s3:GetObject'],
+    read.map((pattern) => t.bucket.arnForObjects(pattern)),
+  );
+  acknowledgeKeyPatterns(fn(t, 'recover'), t.bucket, read);
 }
 
 /**

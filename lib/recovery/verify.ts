@@ -33,6 +33,7 @@ import {
 import { assertShardName, shardPrefix } from '../paths.js';
 import { segmentKey, segmentPrefix, TABLE_SEGMENT_VERSION } from '../segment/format.js';
 import { readSegment } from '../segment/reader.js';
+import { forgetTableReads } from '../segment/table-reader.js';
 import { snapshotPartKey, snapshotPrefix } from '../snapshot/format.js';
 import { readPart } from '../snapshot/reader.js';
 import type { RecoveryDeps } from './deps.js';
@@ -365,6 +366,7 @@ async function checkListedObjects(
     );
   }
   if (!full) return;
+  forgetTableReads(deps.store);
   const reads = [
     ...manifest.parts
       .filter((part) => stored.has(snapshotPartKey(shard, part)))

@@ -45,14 +45,27 @@ interface FileRows {
   positions: number[];
 }
 
-/** Per store: the table's listing by metadata version, and the last files read (a dump reads its segments in order). */
+/**
+ * Per store: the table's listing by metadata version, and the rows of the
+ * last files read: a dump or a tail reads a shard's table segments in
+ * order, and a compacted file holds the rows of many of them.
+ */
 interface ReadCache {
   listings: Map<string, { version: number; files: ListedFile[] }>;
   files: Map<string, FileRows>;
 }
 
-const CACHED_FILES = 4;
+/** Two: a range that straddles two files, then the next range in the second. */
+const CACHED_FILES = 2;
 const caches = new WeakMap<ObjectStore, ReadCache>();
+
+/**
+ * Drops what this process read from `store`'s tables, so the next read goes
+ * to storage (a full verify checks what is stored, not what was read).
+ */
+export function forgetTableReads(store: ObjectStore): void {
+  caches.delete(store);
+}
 
 class MissingFileError extends Error {}
 

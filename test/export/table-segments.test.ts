@@ -8,6 +8,8 @@ import { CorruptDataError } from '../../lib/errors.js';
 import { exportShard } from '../../lib/export/export-shard.js';
 import { decodeManifest } from '../../lib/manifest/codec.js';
 import { manifestKey } from '../../lib/manifest/format.js';
+import { FindingKind } from '../../lib/recovery/findings.js';
+import { verifyShard } from '../../lib/recovery/verify.js';
 import { TABLE_SEGMENT_VERSION } from '../../lib/segment/format.js';
 import { readSegment } from '../../lib/segment/reader.js';
 import type { ObjectStore } from '../../lib/store/object-store.js';
@@ -16,7 +18,7 @@ import { compactTable } from '../../lib/table/compact.js';
 import { expireSnapshots } from '../../lib/table/expire.js';
 import { tableHold } from '../../lib/table/floor.js';
 import { removeOrphans } from '../../lib/table/orphans.js';
-import { exportDepsOf, TestShard } from '../recovery/support.js';
+import { exportDepsOf, recoveryDepsOf, TestShard } from '../recovery/support.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
 import { testConfig, testDeps } from '../table/helpers.js';
 import { keysOf, manifestAt, manifestState } from './helpers.js';
@@ -156,5 +158,22 @@ describe('table segments', () => {
     const text = gunzipSync((await f.memory.get(key))!).toString();
     const asV1 = gzipSync(text.replace('"v":2', '"v":1'));
     expect(() => decodeManifest(key, asV1)).toThrow(/./);
+  });
+
+  it("is read by a shard's full verify, which reports a table that lost its rows", async () => {
+    const f = await fixture(dynalite());
+    // One data file: the first verify's read of it is the one this process keeps.
+    await run(f, [0], 1, 1024 * 1024);
+    expect((await verifyShard(recoveryDepsOf(f), 's1')).findings).toEqual([]);
+    for (const key of f.memory.keys().filter((k) => k.endsWith('.parquet'))) {
+      await f.memory.delete(key);
+    }
+    const findings = (await verifyShard(recoveryDepsOf(f), 's1')).findings;
+    expect(findings.map((finding) => finding.kind)).toEqual([FindingKind.exportIncomplete]);
+    expect(findings[0]!.detail).toMatch(/tables\/t\/data\/.*listed by the table but missing/);
+    // The scheduled verify (no full check) reads no table segment.
+    expect(
+      (await verifyShard(recoveryDepsOf(f), 's1', { fullExportCheck: false })).findings,
+    ).toEqual([]);
   });
 });

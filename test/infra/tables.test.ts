@@ -169,15 +169,16 @@ describe('ShardwalService', () => {
       expect(added).toEqual(['s3:GetObject tables/*/metadata/*']);
     });
 
+    it('lets recovery read the tables’ metadata and data files (a full verify reads table segments) and nothing else new', () => {
+      const added = s3Grants(on, 'recover').filter((g) => !s3Grants(off, 'recover').includes(g));
+      expect(added.sort()).toEqual([
+        's3:GetObject tables/*/data/*',
+        's3:GetObject tables/*/metadata/*',
+      ]);
+    });
+
     it('gives no other function anything on tables/', () => {
-      for (const name of [
-        'putHttp',
-        'putSqs',
-        'statusHttp',
-        'flushTick',
-        'flushWorker',
-        'recover',
-      ] as const) {
+      for (const name of ['putHttp', 'putSqs', 'statusHttp', 'flushTick', 'flushWorker'] as const) {
         expect(s3Grants(on, name)).toEqual(s3Grants(off, name));
       }
     });

@@ -156,4 +156,17 @@ export const TABLE_MUTANTS: Mutant[] = [
     ],
     tests: ['test/manifest/manifest.test.ts'],
   },
+  {
+    name: 'verify-trusts-table-rows-read-before',
+    breaks:
+      'a full verify reads the table segments from storage, not from what the process read before',
+    edits: [
+      {
+        file: 'lib/recovery/verify.ts',
+        find: '  forgetTableReads(deps.store);',
+        replace: '',
+      },
+    ],
+    tests: ['test/export/table-segments.test.ts'],
+  },
 ];

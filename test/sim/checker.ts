@@ -57,6 +57,7 @@ import {
   type ReaderRun,
 } from './lifecycle-checks.js';
 import type { CreatedObjects } from './sim-store.js';
+import { checkTables, type SimTables } from './sim-tables.js';
 import type { Intent } from './workload.js';
 
 /** What the checker reads. */
@@ -91,6 +92,8 @@ export interface CheckInput {
   restored: Map<string, RestorePhase>;
   /** Void seqs V7 has seen per shard (their items may expire and be swept since). */
   voidsSeen: Map<string, Set<number>>;
+  /** The schedule's Iceberg tables, when it has them (V16). */
+  tables?: SimTables;
 }
 
 /** Where a restored shard stands (`CheckInput.restored`). */
@@ -235,6 +238,7 @@ export async function finalChecks(input: CheckInput, now: number): Promise<void>
   const fail = (text: string) => history.violation(now, text);
   const seqsOfTag = new Map<string, Set<string>>(); // tag → "shard/seq"
   const rowsAt = new Map<string, WalRow[]>(); // "shard/seq" → rows
+  const chains = new Map<string, WalObject[]>();
   for (const shard of input.shards) {
     const record = await peekRecord(input.db, input.tableName, shard);
     if (!record) continue;
@@ -248,6 +252,7 @@ export async function finalChecks(input: CheckInput, now: number): Promise<void>
       fail(`${shard}: ends with ${record.bufferedBytes} bytes buffered`);
     // V4
     const chain = readChain(input.created, shard, record.walNextPos, fail);
+    chains.set(shard, chain);
     let seq = 0;
     let offset = 0;
     for (const object of chain) {
@@ -287,6 +292,8 @@ export async function finalChecks(input: CheckInput, now: number): Promise<void>
     }
     await checkQuarantineTtl(input.db, input.tableName, shard, fail);
   }
+  // V16
+  if (input.tables) await checkTables(input.store, input.tables, chains, fail);
   // V13
   const quarantined = await checkQuarantine(input, fail);
   // V1-V3

@@ -32,7 +32,7 @@ import { type Manifest, manifestPrefix } from '../../lib/manifest/format.js';
 import { batchRange, shardPk } from '../../lib/memtable/table.js';
 import { walKey } from '../../lib/paths.js';
 import { listExports, loadManifest } from '../../lib/recovery/export-source.js';
-import { segmentKey } from '../../lib/segment/format.js';
+import { segmentKey, TABLE_SEGMENT_VERSION } from '../../lib/segment/format.js';
 import { snapshotPartKey } from '../../lib/snapshot/format.js';
 import type { ObjectStore } from '../../lib/store/object-store.js';
 import type { WalObject, WalRow } from '../../lib/wal/format.js';
@@ -102,7 +102,7 @@ export async function validManifests(store: ObjectStore, shard: string): Promise
   return out.sort((a, b) => a.header.coveredPosition - b.header.coveredPosition);
 }
 
-/** Keys of the parts and segments `manifest` lists that the store does not hold. */
+/** Keys of the parts and segments `manifest` lists that the store does not hold (a table segment has none: V16 checks its table). */
 async function missingKeys(
   store: ObjectStore,
   shard: string,
@@ -110,7 +110,9 @@ async function missingKeys(
 ): Promise<string[]> {
   const keys = [
     ...manifest.parts.map((part) => snapshotPartKey(shard, part)),
-    ...manifest.segments.map((segment) => segmentKey(shard, segment.first)),
+    ...manifest.segments
+      .filter((segment) => segment.v !== TABLE_SEGMENT_VERSION)
+      .map((segment) => segmentKey(shard, segment.first)),
   ];
   const missing: string[] = [];
   for (const key of keys) if ((await store.get(key)) === undefined) missing.push(key);

@@ -38,6 +38,7 @@ import { seededRandom } from '../../lib/seeded-random.js';
 import { putMessage } from '../../lib/sqs/put-messages.js';
 import { FaultyObjectStore } from '../../lib/store/faulty-store.js';
 import { MemoryObjectStore } from '../../lib/store/memory-store.js';
+import { tableHold } from '../../lib/table/floor.js';
 import { ClaimLead } from '../../lib/ticker/claim-lead.js';
 import { runTick } from '../../lib/ticker/tick.js';
 import { FlushTimeEstimate } from '../../lib/ticker/tick-plan.js';
@@ -62,6 +63,7 @@ import {
   validManifests,
 } from './lifecycle-checks.js';
 import { CreatedObjects, RecordingStore, SimStore } from './sim-store.js';
+import { commitTables, maintainTables, simTables } from './sim-tables.js';
 import {
   heldExportFor,
   type Intent,
@@ -105,6 +107,10 @@ export interface LifecycleCounts {
   /** Shard records restored from a backup behind S3, and batches rebuild quarantined after it. */
   restores: number;
   quarantined: number;
+  /** Table appends committed, table segments exports listed, table files maintenance deleted (V16). */
+  tableCommits: number;
+  tableSegments: number;
+  tableFilesDeleted: number;
 }
 
 const TABLE = 'sim';
@@ -160,7 +166,15 @@ export async function runSchedule(
       stallProbability: params.actorFaults ? 0.006 : 0,
       maxStallMs: 6_000,
       killProbability: params.actorFaults ? 0.006 : 0,
-      faultyKinds: new Set<ActorKind>(['put', 'flush', 'tick', 'export', 'verify', 'rebuild']),
+      faultyKinds: new Set<ActorKind>([
+        'put',
+        'flush',
+        'tick',
+        'export',
+        'verify',
+        'rebuild',
+        'table',
+      ]),
     },
     traceLimit,
   );
@@ -230,10 +244,14 @@ export async function runSchedule(
     expiredItems: 0,
     restores: 0,
     quarantined: 0,
+    tableCommits: 0,
+    tableSegments: 0,
+    tableFilesDeleted: 0,
   };
   /** Counts what an export's retention did, and checks the manifest it wrote (V14). */
   const countRetention = async (report: Awaited<ReturnType<typeof exportShard>>) => {
     counts.retired += report.retention?.retired.length ?? 0;
+    counts.tableSegments += report.writes?.tableSegments ?? 0;
     counts.orphansSwept +=
       (report.retention?.orphans.parts ?? 0) + (report.retention?.orphans.segments ?? 0);
     if (report.key === null || (report.status !== 'exported' && report.status !== 'adopted'))
@@ -384,6 +402,13 @@ export async function runSchedule(
     historyRetentionMs,
     clockSkewMs: config.clockSkewMs,
   };
+  // Tables (V16), on their own stream so the draws of schedules without them stay what they were.
+  const tablesRandom = seededRandom(params.seed ^ 0x4f1bbcdc);
+  const tables = params.tables ? simTables(tablesRandom, store, world.clock, shards) : undefined;
+  if (tables) {
+    exportDeps.tableHold = tableHold(store, tables.config);
+    check.tables = tables;
+  }
   // Its own stream, so the draws of a schedule without it stay what they were.
   const slotRandom = seededRandom(params.seed ^ 0x61c88647);
   const claimLead = new ClaimLead();
@@ -535,6 +560,28 @@ export async function runSchedule(
           }
         }),
     });
+  }
+  if (tables) {
+    const commits = 2 + Math.floor(tablesRandom() * 6);
+    for (let i = 0; i < commits; i++) {
+      events.push({
+        at: Math.floor(tablesRandom() * (params.spanMs + 3_000)),
+        fire: () =>
+          background(`table-${i}`, 'table', async () => {
+            counts.tableCommits += await commitTables(tables);
+          }),
+      });
+    }
+    const maintenance = 1 + Math.floor(tablesRandom() * 3);
+    for (let i = 0; i < maintenance; i++) {
+      events.push({
+        at: Math.floor(tablesRandom() * (params.spanMs + 6_000)),
+        fire: () =>
+          background(`maintain-${i}`, 'table', async () => {
+            counts.tableFilesDeleted += await maintainTables(tables);
+          }),
+      });
+    }
   }
   for (let i = 0; i < params.verifies; i++) {
     const shard = pickShard();

@@ -36,7 +36,7 @@ describe('simulation', () => {
     }, 600_000);
   }
 
-  it('exercises every lifecycle area the checks cover (renewals, refusals, retention, FIFO, readers, TTL, quarantine)', () => {
+  it('exercises every lifecycle area the checks cover (renewals, refusals, retention, FIFO, readers, TTL, quarantine, tables)', () => {
     // Only over the CI seeds, and only when the slices ran (not under a -t filter).
     if (FIRST_SEED !== 1 || Object.keys(lifecycle).length === 0) return;
     expect(lifecycle.renewals).toBeGreaterThan(0);
@@ -46,6 +46,9 @@ describe('simulation', () => {
     expect(lifecycle.readerRows).toBeGreaterThan(0);
     expect(lifecycle.expiredItems).toBeGreaterThan(0);
     expect(lifecycle.quarantined).toBeGreaterThan(0);
+    expect(lifecycle.tableCommits).toBeGreaterThan(0);
+    expect(lifecycle.tableSegments).toBeGreaterThan(0);
+    expect(lifecycle.tableFilesDeleted).toBeGreaterThan(0);
   });
 
   it('gives actors whose clocks run behind a wall-clock instant from the first step', async () => {

@@ -71,6 +71,11 @@ export interface ScheduleParams {
    * and the operator's rebuild quarantines what it cannot flush.
    */
   recordRestore: boolean;
+  /**
+   * Iceberg tables over the shards (one each, or one gathering all): committers and maintenance
+   * race the rest, and export lists table segments below each table's high-water (V16).
+   */
+  tables: boolean;
 }
 
 /** Draws a schedule's parameters from its seed. */
@@ -101,6 +106,8 @@ export function paramsFor(seed: number): ScheduleParams {
     // Drawn after the fields above so those stay what they were.
     flushOutage: random() < 0.5,
     recordRestore: random() < 0.35,
+    // Drawn after the fields above so those stay what they were.
+    tables: random() < 0.4,
   };
 }
 

@@ -36,7 +36,8 @@ export type ActorKind =
   | 'verify'
   | 'rebuild'
   | 'keeper'
-  | 'reader';
+  | 'reader'
+  | 'table';
 
 /** One concurrent activity (a put's process, a flusher, a tick, ...). */
 export interface Actor {

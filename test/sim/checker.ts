@@ -21,7 +21,9 @@
  *     short of it is a void, so `bufferedBytes` is what is really pending.
  * V8-V12 and V14 (issue 20's areas: expiry, the stall refusal, retention,
  * tail readers, quarantine; a slow export's base) are in `lifecycle-checks.ts`; F1 (FIFO order) in
- * `fifo-queue.ts`.
+ * `fifo-queue.ts`; V16 (Iceberg tables hold the WAL below their high-water exactly once) in
+ * `sim-tables.ts`. With tables, V6 and V11 read routed shards' history from the tables
+ * (table segments).
  * V13. A quarantined batch is never lost and never acked durable: each one
  *     holds exactly the rows of one put, whole; that put is not also in the
  *     WAL, was never acked `durable: true`, and is quarantined once. An acked

@@ -1720,7 +1720,6 @@ export const MUTANTS: Mutant[] = [
     ],
     tests: ['test/recovery/restore-pending.test.ts'],
   },
-  // The Iceberg tables' planted bugs: killed by their own tests (the simulation does not model tables).
   {
     name: 'rebuild-seals-quarantined-seq',
     breaks: 'Rule 3: a re-run rebuild leaves a seq its killed predecessor quarantined unsealed',
@@ -1747,5 +1746,6 @@ export const MUTANTS: Mutant[] = [
     ],
     tests: ['test/flush/record-behind.test.ts'],
   },
+  // The Iceberg tables' planted bugs (`test/table/mutants.ts`): killed by their tests, most by the simulation too.
   ...TABLE_MUTANTS,
 ];

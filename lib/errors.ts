@@ -272,6 +272,20 @@ export class CorruptDataError extends ShardwalError {
   }
 }
 
+/**
+ * An object a table's metadata lists (a manifest list, a manifest, a data
+ * file) is not in the store. Corrupt when that metadata is the table's
+ * current version; when a newer one exists, maintenance may have removed it
+ * after the newer version dropped it, and the reader is merely behind
+ * (`lib/table/commit-loop.ts`, `readOrStale`).
+ */
+export class ListedObjectMissingError extends CorruptDataError {
+  constructor(objectKey: string) {
+    super(objectKey, 'listed by the table but missing');
+    this.name = 'ListedObjectMissingError';
+  }
+}
+
 /** A stored object written in a format version this reader does not know. */
 export class UnknownFormatVersionError extends CorruptDataError {
   readonly version: unknown;

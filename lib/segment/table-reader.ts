@@ -14,13 +14,14 @@
  *     never decrease, and the lines' count, size and CRC-32 must be the
  *     manifest's: the table holds exactly the rows the WAL held when the
  *     export ran. Any difference is a `CorruptDataError`.
- * R3. A listed file that is missing (maintenance removed it once a newer
- *     snapshot replaced it, after this read listed it) starts the read
- *     again from the then current snapshot, once; missing again, it is a
- *     `CorruptDataError`.
+ * R3. A listed object that is missing (a data file or a manifest that
+ *     maintenance removed once a newer version dropped it, after this read
+ *     loaded the metadata) starts the read again from the then current
+ *     snapshot, once; missing again, it is a `ListedObjectMissingError` (a
+ *     `CorruptDataError`).
  */
 import { crc32 } from 'node:zlib';
-import { CorruptDataError } from '../errors.js';
+import { CorruptDataError, ListedObjectMissingError } from '../errors.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { type FileBounds, fileBounds } from '../table/bounds.js';
 import { currentSnapshot, loadCurrent } from '../table/metadata.js';
@@ -67,8 +68,6 @@ export function forgetTableReads(store: ObjectStore): void {
   caches.delete(store);
 }
 
-class MissingFileError extends Error {}
-
 /** Reads the table segment `ref` of `shard` (R1-R3); resolves once every check passed. */
 export async function readTableSegment(
   store: ObjectStore,
@@ -82,14 +81,9 @@ export async function readTableSegment(
   try {
     rows = await collect(store, table, shard, ref, where);
   } catch (error) {
-    if (!(error instanceof MissingFileError)) throw error;
+    if (!(error instanceof ListedObjectMissingError)) throw error;
     caches.get(store)?.listings.delete(table);
-    rows = await collect(store, table, shard, ref, where).catch((again: unknown) => {
-      if (again instanceof MissingFileError) {
-        throw new CorruptDataError(again.message, 'listed by the table but missing');
-      }
-      throw again;
-    });
+    rows = await collect(store, table, shard, ref, where);
   }
   const seen = { rows: 0, rawBytes: 0, crc32: 0 };
   let lastOffset = -1;
@@ -191,7 +185,7 @@ async function readFileRows(store: ObjectStore, key: string, shard: string): Pro
   const cached = files.get(id);
   if (cached) return cached;
   const bytes = await store.get(key);
-  if (!bytes) throw new MissingFileError(key);
+  if (!bytes) throw new ListedObjectMissingError(key);
   const out: FileRows = { rows: [], positions: [] };
   for (const r of await readColumns(bytes, COLUMNS)) {
     if (r.shard !== shard || (r.key !== null && r.key !== undefined)) continue;

@@ -21,7 +21,7 @@
  */
 
 import { createVersion } from './commit.js';
-import { COMMIT_ATTEMPTS, CommitTry, commitOnNewest } from './commit-loop.js';
+import { COMMIT_ATTEMPTS, CommitTry, commitOnNewest, readOrStale } from './commit-loop.js';
 import type { FixedColumns } from './data-columns.js';
 import type { TableDeps } from './deps.js';
 import { newSnapshotId, newUuid } from './deps.js';
@@ -216,21 +216,30 @@ export async function appendTable(
       if (!sameStart(on, ranges, read) || on?.metadata['current-schema-id'] !== schemaId) {
         return CommitTry.stale;
       }
-      const next = await nextMetadata(
+      // A base a newer version superseded may list a manifest list maintenance removed since.
+      const next = await readOrStale(
         deps,
         table,
         on,
-        location,
-        evolved,
-        by,
-        manifest,
-        snapshotId,
-        ranges,
-        appended,
-        rowCount,
-        files.length,
-        refused,
+        () =>
+          nextMetadata(
+            deps,
+            table,
+            on,
+            location,
+            evolved,
+            by,
+            manifest,
+            snapshotId,
+            ranges,
+            appended,
+            rowCount,
+            files.length,
+            refused,
+          ),
+        undefined,
       );
+      if (!next) return CommitTry.lost;
       await deps.faults?.(TableFaultPoint.appendAfterManifestList, table);
       return (await createVersion(deps, table, on, next)) ? CommitTry.committed : CommitTry.lost;
     });

@@ -7,6 +7,7 @@
  * applies (append: a high-water moved, A3; compaction: a replaced file is
  * gone) stops the loop, and the caller starts over from a fresh read.
  */
+import { ListedObjectMissingError } from '../errors.js';
 import type { TableDeps } from './deps.js';
 import { type LoadedMetadata, loadCurrent } from './metadata.js';
 
@@ -39,4 +40,30 @@ export async function commitOnNewest(
     current = await loadCurrent(deps.store, table);
   }
   return { committed: false, base: current };
+}
+
+/**
+ * Runs `read`, which reads what `base` lists. An object it lists that is
+ * missing while a newer version of the table exists is no corruption:
+ * snapshot expiry or orphan removal deleted it after a newer version
+ * dropped it, and this job is merely behind. Then `stale` is returned (the
+ * caller starts over from the newest version, or gives up until its next
+ * run). Missing while `base` is still the current version, it is corrupt
+ * and the error stands.
+ */
+export async function readOrStale<T, S>(
+  deps: Pick<TableDeps, 'store'>,
+  table: string,
+  base: LoadedMetadata | undefined,
+  read: () => Promise<T>,
+  stale: S,
+): Promise<T | S> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!(error instanceof ListedObjectMissingError)) throw error;
+    const now = await loadCurrent(deps.store, table);
+    if ((now?.version ?? 0) > (base?.version ?? 0)) return stale;
+    throw error;
+  }
 }

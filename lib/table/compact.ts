@@ -17,9 +17,11 @@
  * K4. The replaced files stay until the snapshots that list them expire
  *     (`expire.ts`), so older snapshots still read.
  */
+
+import { ListedObjectMissingError } from '../errors.js';
 import { type DataFileRecord, EntryStatus, type ManifestEntry } from './avro.js';
 import { createVersion } from './commit.js';
-import { COMMIT_ATTEMPTS, CommitTry, commitOnNewest } from './commit-loop.js';
+import { COMMIT_ATTEMPTS, CommitTry, commitOnNewest, readOrStale } from './commit-loop.js';
 import type { TableDeps } from './deps.js';
 import { newSnapshotId } from './deps.js';
 import { TableFaultPoint } from './fault-points.js';
@@ -82,20 +84,32 @@ export async function compactTable(deps: TableDeps, table: string): Promise<Comp
     const base = await loadCurrent(deps.store, table);
     if (!base) return report;
     const snapshot = currentSnapshot(base.metadata);
-    const chosen = plan(
-      await liveFiles(deps, table, base.metadata, snapshot),
-      deps.config.targetFileBytes,
-    );
-    if (chosen.length === 0) return report;
     const schema = currentSchema(base.metadata);
+    // A base a newer version superseded may list files maintenance removed since: start over.
+    const read = await readOrStale(
+      deps,
+      table,
+      base,
+      async () => {
+        const chosen = plan(
+          await liveFiles(deps, table, base.metadata, snapshot),
+          deps.config.targetFileBytes,
+        );
+        const rows = [];
+        for (const live of chosen) {
+          const key = keyOfUri(base.metadata.location, table, live.file.file_path);
+          const bytes = await deps.store.get(key);
+          if (!bytes) throw new ListedObjectMissingError(key);
+          rows.push(...(await readDataFile(bytes, schema)));
+        }
+        return { chosen, rows };
+      },
+      undefined,
+    );
+    if (!read) continue;
+    const { chosen, rows } = read;
+    if (chosen.length === 0) return report;
     const by = SPEC_PARTITION[base.metadata['default-spec-id']]!;
-    const rows = [];
-    for (const live of chosen) {
-      const key = keyOfUri(base.metadata.location, table, live.file.file_path);
-      const bytes = await deps.store.get(key);
-      if (!bytes) throw new Error(`${key}: listed by the table but missing`);
-      rows.push(...(await readDataFile(bytes, schema)));
-    }
     rows.sort((a, b) =>
       a.shard < b.shard
         ? -1
@@ -109,7 +123,14 @@ export async function compactTable(deps: TableDeps, table: string): Promise<Comp
     const snapshotId = newSnapshotId(deps);
     const tried = await commitOnNewest(deps, table, base, madeAtMs, report, async (on) => {
       if (!on) return CommitTry.stale;
-      const current = await liveFiles(deps, table, on.metadata, currentSnapshot(on.metadata));
+      const current = await readOrStale(
+        deps,
+        table,
+        on,
+        () => liveFiles(deps, table, on.metadata, currentSnapshot(on.metadata)),
+        undefined,
+      );
+      if (!current) return CommitTry.lost;
       const livePaths = new Set(current.map((c) => c.file.file_path));
       if (![...replaced].every((path) => livePaths.has(path))) return CommitTry.stale;
       return (await commitReplace(deps, table, on, current, replaced, merged, snapshotId))

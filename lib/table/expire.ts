@@ -14,6 +14,7 @@
  *     which orphan removal takes once they are old enough.
  */
 import { createVersion } from './commit.js';
+import { readOrStale } from './commit-loop.js';
 import type { TableDeps } from './deps.js';
 import { TableFaultPoint } from './fault-points.js';
 import { currentSnapshot, loadCurrent } from './metadata.js';
@@ -56,8 +57,20 @@ export async function expireSnapshots(deps: TableDeps, table: string): Promise<E
     report.version = base.version + 1;
     report.expired = expired.map((s) => s['snapshot-id']);
     await deps.faults?.(TableFaultPoint.expireAfterCommit, table);
-    const keptKeys = await referencedKeys(deps, table, metadata, kept);
-    const expiredKeys = await referencedKeys(deps, table, metadata, expired);
+    // Its own commit superseded `base`: a racing expiry or orphan removal may have deleted
+    // what it lists since. Then nothing is deleted here; orphan removal takes what is left.
+    const keys = await readOrStale(
+      deps,
+      table,
+      base,
+      async () => ({
+        kept: await referencedKeys(deps, table, metadata, kept),
+        expired: await referencedKeys(deps, table, metadata, expired),
+      }),
+      undefined,
+    );
+    if (!keys) return report;
+    const { kept: keptKeys, expired: expiredKeys } = keys;
     for (const key of expiredKeys) {
       if (keptKeys.has(key)) continue;
       await deps.store.delete(key);

@@ -16,6 +16,8 @@
  *     than the threshold or its commit is already in the references read:
  *     a referenced file is never removed, even while commits race.
  */
+
+import { readOrStale } from './commit-loop.js';
 import type { TableDeps } from './deps.js';
 import { TableFaultPoint } from './fault-points.js';
 import { loadCurrent } from './metadata.js';
@@ -40,7 +42,16 @@ export async function removeOrphans(deps: TableDeps, table: string): Promise<Orp
   const startedMs = deps.now();
   const loaded = await loadCurrent(deps.store, table);
   if (!loaded) return report;
-  const referenced = await referencedKeys(deps, table, loaded.metadata, loaded.metadata.snapshots);
+  // A newer version may have dropped, and maintenance deleted, what this one lists: then this
+  // pass deletes nothing (the next one reads the newer version).
+  const referenced = await readOrStale(
+    deps,
+    table,
+    loaded,
+    () => referencedKeys(deps, table, loaded.metadata, loaded.metadata.snapshots),
+    undefined,
+  );
+  if (!referenced) return report;
   const cutoff = startedMs - deps.config.orphanAgeMs;
   const candidates: string[] = [];
   for await (const key of deps.store.list(tablePrefix(table))) {

@@ -1,5 +1,5 @@
 /** Reading what a snapshot lists: its manifests and their live data files. */
-import { CorruptDataError } from '../errors.js';
+import { ListedObjectMissingError } from '../errors.js';
 import {
   type DataFileRecord,
   EntryStatus,
@@ -22,7 +22,7 @@ export interface ReadManifest {
 
 async function readObject(deps: StoreDeps, key: string): Promise<Uint8Array> {
   const bytes = await deps.store.get(key);
-  if (!bytes) throw new CorruptDataError(key, 'listed by the table but missing');
+  if (!bytes) throw new ListedObjectMissingError(key);
   return bytes;
 }
 

@@ -146,6 +146,17 @@ describe('simulation', () => {
     }
   });
 
+  it('lets a table job whose base a newer version superseded start over (seeds 32000338 and 33000115)', async () => {
+    // A committer (32000338) and a maintenance run (33000115) read a manifest list of the
+    // version they loaded after a racing expiry had deleted it, and threw it as corrupt
+    // (fixed: \`readOrStale\` in lib/table/commit-loop.ts; test/table/stale-base.test.ts).
+    for (const seed of [32_000_338, 33_000_115]) {
+      const result = await runSchedule(paramsFor(seed), 0);
+      expect(result.violations).toEqual([]);
+      expect(result.stats.lifecycle.tableCommits).toBeGreaterThan(0);
+    }
+  });
+
   it('holds a durable ack a record restore overtook to the end-of-run checks, not the rolled-back record (seed 23012396)', async () => {
     // The waiter read durableSeq past its seq, the answer was delayed past a restore of the
     // record, and the ack-time check compared it with the restored (older) record: a checker

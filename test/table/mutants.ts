@@ -130,7 +130,7 @@ export const TABLE_MUTANTS: Mutant[] = [
     edits: [
       {
         file: 'lib/segment/table-reader.ts',
-        find: 'if (!(error instanceof MissingFileError)) throw error;',
+        find: 'if (!(error instanceof ListedObjectMissingError)) throw error;',
         replace: 'throw error;',
       },
     ],
@@ -172,5 +172,30 @@ export const TABLE_MUTANTS: Mutant[] = [
       },
     ],
     tests: ['test/export/table-segments.test.ts'],
+  },
+  {
+    name: 'table-job-takes-a-superseded-base-for-corruption',
+    breaks:
+      'readOrStale: an object a superseded base lists and maintenance removed sends the job back to the newest version',
+    edits: [
+      {
+        file: 'lib/table/commit-loop.ts',
+        find: 'if ((now?.version ?? 0) > (base?.version ?? 0)) return stale;',
+        replace: '',
+      },
+    ],
+    tests: ['test/table/stale-base.test.ts'],
+  },
+  {
+    name: 'table-job-takes-corruption-for-a-superseded-base',
+    breaks: 'readOrStale: an object the current version lists and the store lacks is corruption',
+    edits: [
+      {
+        file: 'lib/table/commit-loop.ts',
+        find: 'if ((now?.version ?? 0) > (base?.version ?? 0)) return stale;',
+        replace: 'return stale;',
+      },
+    ],
+    tests: ['test/table/stale-base.test.ts'],
   },
 ];

@@ -8,6 +8,7 @@
  * Golden files in `test/table/golden/` pin both schemas.
  */
 import { Readable } from 'node:stream';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import avro from 'avsc';
 import type { BoundEntry } from './bounds.js';
 import type { IcebergSchema, PartitionBy, PartitionSpec } from './schema.js';
@@ -182,6 +183,32 @@ export const MANIFEST_LIST_SCHEMA = {
   ],
 } as const;
 
+/** A block codec as avsc calls it. */
+type BlockCodec = (input: Buffer, done: (error: Error | null, output?: Buffer) => void) => void;
+
+/** A codec computed inline, answered at once (see `CODECS`). */
+function inline(transform: (input: Buffer) => Buffer): BlockCodec {
+  return (input, done) => {
+    let output: Buffer;
+    try {
+      output = transform(input);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    done(null, output);
+  };
+}
+
+/**
+ * Deflate for the containers, inline rather than avsc's default (zlib's
+ * thread pool): manifests and manifest lists are small, so a pool round trip
+ * a block costs more than the work, and it would make the order of events
+ * depend on real time (the simulation's schedules must not).
+ */
+const ENCODE_CODECS = { deflate: inline((input) => deflateRawSync(input)) };
+const DECODE_CODECS = { deflate: inline((input) => inflateRawSync(input)) };
+
 /** Writes `records` as an Avro container file with `schema` and `metadata`. */
 async function writeContainer(
   schema: Record<string, unknown>,
@@ -195,6 +222,7 @@ async function writeContainer(
     schema as avro.Schema,
     {
       codec: 'deflate',
+      codecs: ENCODE_CODECS,
       metadata: meta,
       writeHeader: true,
     } as never,
@@ -219,7 +247,7 @@ export interface AvroContainer<T> {
 
 /** Reads an Avro container file. */
 export async function readContainer<T>(bytes: Uint8Array): Promise<AvroContainer<T>> {
-  const decoder = new avro.streams.BlockDecoder();
+  const decoder = new avro.streams.BlockDecoder({ codecs: DECODE_CODECS } as never);
   const records: T[] = [];
   let metadata: Record<string, string> = {};
   decoder.on(

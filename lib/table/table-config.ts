@@ -34,8 +34,12 @@ export const TABLE_SETTINGS = {
     default: 3600 * 1000,
     min: 0,
   },
-  /** Unreferenced files younger than this are never removed (a commit may still be taking them). */
-  orphanAgeMs: { env: 'SHARDWAL_TABLE_ORPHAN_AGE_MS', default: 3600 * 1000, min: 1 },
+  /**
+   * Unreferenced files younger than this are never removed (a commit may still be taking
+   * them). O3 (`orphans.ts`) needs a commit try to end within half of it: at least twice the
+   * committer's 15-minute Lambda timeout.
+   */
+  orphanAgeMs: { env: 'SHARDWAL_TABLE_ORPHAN_AGE_MS', default: 3600 * 1000, min: 30 * 60 * 1000 },
 } as const;
 
 /** One table's declared options. */

@@ -83,6 +83,7 @@ import {
 import type { ProgressListener } from '../recovery/progress.js';
 import { stopReport } from '../recovery/stop-report.js';
 import { snapshotPartKey } from '../snapshot/format.js';
+import type { TableHold } from '../table/floor.js';
 import { FRAME_GZIP_LEVEL } from '../wal/framing.js';
 import { missingObjects } from './confirm-manifest.js';
 import { mayHaveBeenSwept, pastDeadline } from './deadline.js';
@@ -117,6 +118,10 @@ export async function exportShard(
   if (record.poison)
     return done(ExportStatus.skipped, `the shard is poisoned (${record.poison}); rebuild it first`);
   if (target <= record.aofWatermark) return done(ExportStatus.upToDate);
+  // The shard's table hold, read once: the fold's table segments and retention's WAL floor (an
+  // older high-water only keeps more WAL).
+  let hold: Promise<TableHold | undefined> | undefined;
+  const holdOnce = () => (hold ??= deps.tableHold?.(shard) ?? Promise.resolve(undefined));
 
   // 2. Existing exports.
   const exports = await listExports(deps.store, shard);
@@ -147,7 +152,7 @@ export async function exportShard(
       createdAtMs: deps.now(),
       gzipLevel: deps.gzipLevel ?? FRAME_GZIP_LEVEL,
       historyRetentionMs: deps.historyRetentionMs ?? 0,
-      tableHold: await deps.tableHold?.(shard),
+      tableHold: await holdOnce(),
       segmentTargetRawBytes: deps.segmentTargetRawBytes,
       spillBytes: deps.spillBytes,
       onProgress: options.onProgress,
@@ -237,7 +242,8 @@ export async function exportShard(
 
   // 6. Retention.
   if (options.retention ?? true) {
-    report.retention = await retire(deps, { shard, watermark: report.watermark.after });
+    const once = { ...deps, tableHold: deps.tableHold && holdOnce };
+    report.retention = await retire(once, { shard, watermark: report.watermark.after });
   }
   return done(report.status);
 }

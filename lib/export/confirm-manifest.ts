@@ -11,7 +11,7 @@
  * only by an export that stalled past its deadline.
  */
 import type { Manifest } from '../manifest/format.js';
-import { segmentKey, segmentPrefix, TABLE_SEGMENT_VERSION } from '../segment/format.js';
+import { segmentKey, segmentPrefix, storedSegments } from '../segment/format.js';
 import { snapshotPartKey, snapshotPrefix } from '../snapshot/format.js';
 import type { ObjectStore } from '../store/object-store.js';
 
@@ -23,7 +23,7 @@ export async function missingObjects(
 ): Promise<string[]> {
   const parts = manifest.parts.map((part) => snapshotPartKey(shard, part));
   // A table segment names no object of its own.
-  const stored = manifest.segments.filter((segment) => segment.v !== TABLE_SEGMENT_VERSION);
+  const stored = storedSegments(manifest.segments);
   const segments = stored.map((segment) => segmentKey(shard, segment.first));
   const present = new Set<string>();
   if (parts.length > 0) {

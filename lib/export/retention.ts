@@ -53,12 +53,7 @@ import {
   listExports,
   loadManifest,
 } from '../recovery/export-source.js';
-import {
-  firstOfSegmentKey,
-  segmentKey,
-  segmentPrefix,
-  TABLE_SEGMENT_VERSION,
-} from '../segment/format.js';
+import { firstOfSegmentKey, segmentKey, segmentPrefix, storedSegments } from '../segment/format.js';
 import { rangeOfPartKey, snapshotPartKey, snapshotPrefix } from '../snapshot/format.js';
 import { orphanAgeMs } from './deadline.js';
 import type { ExportDeps } from './deps.js';
@@ -253,8 +248,6 @@ function listedKeys(shard: string, manifest: Manifest | undefined): string[] {
   if (!manifest) return [];
   return [
     ...manifest.parts.map((part) => snapshotPartKey(shard, part)),
-    ...manifest.segments
-      .filter((segment) => segment.v !== TABLE_SEGMENT_VERSION)
-      .map((segment) => segmentKey(shard, segment.first)),
+    ...storedSegments(manifest.segments).map((segment) => segmentKey(shard, segment.first)),
   ];
 }

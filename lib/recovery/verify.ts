@@ -31,7 +31,12 @@ import {
   snapshotCursors,
 } from '../memtable/shard-record.js';
 import { assertShardName, shardPrefix } from '../paths.js';
-import { segmentKey, segmentPrefix, TABLE_SEGMENT_VERSION } from '../segment/format.js';
+import {
+  segmentKey,
+  segmentPrefix,
+  storedSegments,
+  TABLE_SEGMENT_VERSION,
+} from '../segment/format.js';
 import { readSegment } from '../segment/reader.js';
 import { forgetTableReads } from '../segment/table-reader.js';
 import { snapshotPartKey, snapshotPrefix } from '../snapshot/format.js';
@@ -349,7 +354,7 @@ async function checkListedObjects(
   const stored = new Set<string>();
   for await (const key of deps.store.list(snapshotPrefix(shard))) stored.add(key);
   // A table segment names no object of its own: with `full`, its rows are read from its table.
-  const segments = manifest.segments.filter((segment) => segment.v !== TABLE_SEGMENT_VERSION);
+  const segments = storedSegments(manifest.segments);
   const firstSegment = segments[0];
   const startAfter =
     firstSegment && firstSegment.first > 0 ? segmentKey(shard, firstSegment.first - 1) : undefined;

@@ -86,3 +86,8 @@ export function firstOfSegmentKey(key: string): number | undefined {
   const match = SEGMENT_KEY.exec(key);
   return match ? Number(match[1]) : undefined;
 }
+
+/** The segments that are objects of their own, in order (a table segment has no object: its table holds its rows). */
+export function storedSegments(segments: readonly SegmentRef[]): SegmentRef[] {
+  return segments.filter((segment) => segment.v !== TABLE_SEGMENT_VERSION);
+}

@@ -32,7 +32,7 @@ import { type Manifest, manifestPrefix } from '../../lib/manifest/format.js';
 import { batchRange, shardPk } from '../../lib/memtable/table.js';
 import { walKey } from '../../lib/paths.js';
 import { listExports, loadManifest } from '../../lib/recovery/export-source.js';
-import { segmentKey, TABLE_SEGMENT_VERSION } from '../../lib/segment/format.js';
+import { segmentKey, storedSegments } from '../../lib/segment/format.js';
 import { snapshotPartKey } from '../../lib/snapshot/format.js';
 import type { ObjectStore } from '../../lib/store/object-store.js';
 import type { WalObject, WalRow } from '../../lib/wal/format.js';
@@ -110,9 +110,7 @@ async function missingKeys(
 ): Promise<string[]> {
   const keys = [
     ...manifest.parts.map((part) => snapshotPartKey(shard, part)),
-    ...manifest.segments
-      .filter((segment) => segment.v !== TABLE_SEGMENT_VERSION)
-      .map((segment) => segmentKey(shard, segment.first)),
+    ...storedSegments(manifest.segments).map((segment) => segmentKey(shard, segment.first)),
   ];
   const missing: string[] = [];
   for (const key of keys) if ((await store.get(key)) === undefined) missing.push(key);

@@ -562,26 +562,26 @@ export async function runSchedule(
     });
   }
   if (tables) {
-    const commits = 2 + Math.floor(tablesRandom() * 6);
-    for (let i = 0; i < commits; i++) {
-      events.push({
-        at: Math.floor(tablesRandom() * (params.spanMs + 3_000)),
-        fire: () =>
-          background(`table-${i}`, 'table', async () => {
-            counts.tableCommits += await commitTables(tables);
-          }),
-      });
-    }
-    const maintenance = 1 + Math.floor(tablesRandom() * 3);
-    for (let i = 0; i < maintenance; i++) {
-      events.push({
-        at: Math.floor(tablesRandom() * (params.spanMs + 6_000)),
-        fire: () =>
-          background(`maintain-${i}`, 'table', async () => {
-            counts.tableFilesDeleted += await maintainTables(tables);
-          }),
-      });
-    }
+    /** `count` runs of `work` named `name-i`, at times drawn over `windowMs`. */
+    const tableRuns = (
+      name: string,
+      count: number,
+      windowMs: number,
+      work: () => Promise<void>,
+    ) => {
+      for (let i = 0; i < count; i++) {
+        events.push({
+          at: Math.floor(tablesRandom() * windowMs),
+          fire: () => background(`${name}-${i}`, 'table', work),
+        });
+      }
+    };
+    tableRuns('table', 2 + Math.floor(tablesRandom() * 6), params.spanMs + 3_000, async () => {
+      counts.tableCommits += await commitTables(tables);
+    });
+    tableRuns('maintain', 1 + Math.floor(tablesRandom() * 3), params.spanMs + 6_000, async () => {
+      counts.tableFilesDeleted += await maintainTables(tables);
+    });
   }
   for (let i = 0; i < params.verifies; i++) {
     const shard = pickShard();

@@ -12,9 +12,11 @@
  *      (`DataFileWriter`: typed columns projected from each row's text, the
  *      same partitions, row groups, statistics and codec), whose files the
  *      bench checks are byte-identical to the committed ones; CPU time
- *      (user + system), median of BENCH_RUNS, each timed step started after
- *      a full collection (`--expose-gc`, `settle`) so that no step pays for
- *      the garbage of the one before; and, for reference, the Parquet
+ *      (user + system) over BENCH_RUNS rounds (default 7) after a warm-up
+ *      round, the commit and the floor taking turns going first, the ratio
+ *      the median of each round's own; each timed step started after a full
+ *      collection (`--expose-gc`, `settle`) so that no step pays for the
+ *      garbage of the one before; and, for reference, the Parquet
  *      writer alone, handed the typed values already projected;
  *   2. storage: the same rows as today's JSON segments (gzip'd NDJSON, the
  *      segment writer), as WAL objects, and as Parquet with each codec,
@@ -62,7 +64,7 @@ import { FRAME_GZIP_LEVEL } from '../lib/wal/framing.js';
 import { compareHistory } from './table-history.js';
 
 const ROWS = Number(process.env.BENCH_TABLE_ROWS ?? 100_000);
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const QUERY_RUNS = Number(process.env.BENCH_QUERY_RUNS ?? 7);
 const PER_OBJECT = 1000;
 const PER_PUT = 100;
@@ -204,52 +206,75 @@ async function main(): Promise<void> {
   const floorCpu: Record<string, number[]> = { GZIP: [], SNAPPY: [] };
   const writerCpu: number[] = [];
   const parquetBytes: Record<string, number> = {};
-  for (let run = 0; run < RUNS; run++) {
+  /** Commits the whole WAL to a new table; returns its CPU ms and its data files (local paths). */
+  const timeCommit = async (run: number) => {
     const locationBase = `file://${root}/run-${run}`;
-    const runStore = new FsObjectStore(root);
-    const deps = { store: runStore, config, locationBase, now: () => Date.now() };
+    const deps = { store: new FsObjectStore(root), config, locationBase, now: () => Date.now() };
     const table = `events_${run}`;
     config.routes = parseTableRoutes(`${SHARD}=${table}`);
     config.options.set(table, { partition: 'day', columns: COLUMNS });
     settle();
-    const before = cpuMs();
+    const start = cpuMs();
     const report = await appendTable(deps, table, [SHARD]);
-    commitCpu.push(cpuMs() - before);
+    const cpu = cpuMs() - start;
     if (report.rows !== ROWS) throw new Error(`committed ${report.rows} rows, expected ${ROWS}`);
-    const files = await currentDataFiles(deps, table);
-    if (run === 0) {
-      (globalThis as { files?: string[] }).files = files.map((f) =>
-        f.replace(`${locationBase}/`, `${root}/`),
-      );
+    const files = (await currentDataFiles(deps, table)).map((f) =>
+      f.replace(`${locationBase}/`, `${root}/`),
+    );
+    return { cpu, files };
+  };
+  /** Writes the rows in memory with the committer's writer and `codec`; returns its CPU ms and files (local paths). */
+  const timeFloor = async (codec: ParquetCodec, run: number) => {
+    const table = `floor_${codec.toLowerCase()}_${run}`;
+    settle();
+    const start = cpuMs();
+    const writer = new DataFileWriter(
+      floorDeps(codec, run),
+      table,
+      tableLocation(`file://${root}/floor-${run}`, table),
+      schema,
+      'day',
+    );
+    for (let i = 0; i < ROWS; i++) writer.add(fixed[i]!, texts[i]!);
+    const written = await writer.store();
+    const cpu = cpuMs() - start;
+    parquetBytes[codec] = written.reduce((sum, f) => sum + f.file_size_in_bytes, 0);
+    return {
+      cpu,
+      files: written.map((f) => f.file_path.replace(`file://${root}/floor-${run}/`, `${root}/`)),
+    };
+  };
+  // Round -1 warms both sides up and is not counted. The commit and its floor
+  // then take turns going first, so neither is always the colder or the later
+  // of the pair, and each round's ratio compares two steps a second apart:
+  // this machine's speed drifts by a fifth between seconds (docs/tables.md).
+  const ratios: number[] = [];
+  for (let run = -1; run < RUNS; run++) {
+    const round = run < 0 ? `warm` : String(run);
+    let commit: Awaited<ReturnType<typeof timeCommit>>;
+    let floor: Awaited<ReturnType<typeof timeFloor>>;
+    if (run % 2 === 0) {
+      commit = await timeCommit(run < 0 ? RUNS : run);
+      floor = await timeFloor(ParquetCodec.gzip, run < 0 ? RUNS : run);
+    } else {
+      floor = await timeFloor(ParquetCodec.gzip, run < 0 ? RUNS : run);
+      commit = await timeCommit(run < 0 ? RUNS : run);
     }
-    for (const codec of [ParquetCodec.gzip, ParquetCodec.snappy]) {
-      const floorTable = `floor_${codec.toLowerCase()}_${run}`;
-      settle();
-      const start = cpuMs();
-      const writer = new DataFileWriter(
-        floorDeps(codec, run),
-        floorTable,
-        tableLocation(`file://${root}/floor-${run}`, floorTable),
-        schema,
-        'day',
-      );
-      for (let i = 0; i < ROWS; i++) writer.add(fixed[i]!, texts[i]!);
-      const written = await writer.store();
-      floorCpu[codec]!.push(cpuMs() - start);
-      parquetBytes[codec] = written.reduce((sum, f) => sum + f.file_size_in_bytes, 0);
-      if (codec === ParquetCodec.gzip) {
-        // Same output: the committed files hold exactly the floor's bytes.
-        const local = (uri: string) => uri.replace(/^file:\/\/.*?\/(run|floor)-\d+\//, `${root}/`);
-        const committed = await Promise.all(files.map((f) => readFile(local(f))));
-        const floor = await Promise.all(written.map((f) => readFile(local(f.file_path))));
-        if (
-          committed.length !== floor.length ||
-          committed.some((bytes, k) => !bytes.equals(floor[k]!))
-        ) {
-          throw new Error("the committed data files differ from the floor's");
-        }
-      }
+    // Same output: the committed files hold exactly the floor's bytes.
+    const committed = await Promise.all(commit.files.map((f) => readFile(f)));
+    const floorFiles = await Promise.all(floor.files.map((f) => readFile(f)));
+    if (
+      committed.length !== floorFiles.length ||
+      committed.some((bytes, k) => !bytes.equals(floorFiles[k]!))
+    ) {
+      throw new Error(`round ${round}: the committed data files differ from the floor's`);
     }
+    if (run < 0) continue;
+    if (run === 0) (globalThis as { files?: string[] }).files = commit.files;
+    commitCpu.push(commit.cpu);
+    floorCpu.GZIP!.push(floor.cpu);
+    ratios.push(floor.cpu / commit.cpu);
+    floorCpu.SNAPPY!.push((await timeFloor(ParquetCodec.snappy, run)).cpu);
     settle();
     const start = cpuMs();
     const writer = new DataFileWriter(
@@ -281,7 +306,7 @@ async function main(): Promise<void> {
   const floorRate = ROWS / (median(floorCpu.GZIP!) / 1000);
   const writerRate = ROWS / (median(writerCpu) / 1000);
   console.log(
-    `rows: ${n(ROWS)} (${mb(rawBytes)} of row text, ${n(rawBytes / ROWS)} B each), ${RUNS} runs, medians of CPU time`,
+    `rows: ${n(ROWS)} (${mb(rawBytes)} of row text, ${n(rawBytes / ROWS)} B each), ${RUNS} rounds after a warm-up round, medians of CPU time`,
   );
   console.log('\n1. committed rows/s per core (CPU seconds)');
   console.log(
@@ -291,7 +316,7 @@ async function main(): Promise<void> {
     `   floor (the same rows in memory → the same Parquet GZIP files):  ${n(floorRate)} rows/s`,
   );
   console.log(
-    `   ratio: ${(commitRate / floorRate).toFixed(2)}× (goal ≥ 0.8×); the files are byte-identical`,
+    `   ratio: ${median(ratios).toFixed(2)}× (goal ≥ 0.8×), the median of the ${RUNS} rounds' own (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}×); the files are byte-identical`,
   );
   console.log(
     `   of the commit's ${n(median(commitCpu))} ms: reading and verifying the WAL ${n(median(decodeCpu))} ms; of the floor's ${n(median(floorCpu.GZIP!))} ms: projecting 2 typed columns ${n(median(projectCpu))} ms`,

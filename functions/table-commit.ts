@@ -1,9 +1,12 @@
 /**
  * Lambda: the Iceberg table committer, on a schedule (every
  * `SHARDWAL_TABLE_COMMIT_MS`); `{ "maintain": true }` (an hourly schedule)
- * also expires snapshots and removes orphans.
+ * also compacts, removes rows past history retention (where export
+ * retention keeps each shard's history from: its cursor on the shard
+ * record), expires snapshots and removes orphans.
  */
 import type { Context } from 'aws-lambda';
+import { historyKeptFrom } from '../lib/export/retention-cursor.js';
 import { listShards } from '../lib/memtable/list-shards.js';
 import { bucketStoreFromEnv } from '../lib/runtime/object-store-from-env.js';
 import { serviceFromEnv } from '../lib/runtime/service.js';
@@ -21,7 +24,10 @@ const RESERVE_MS = 60_000;
 
 const service = serviceFromEnv(process.env, { store: bucketStoreFromEnv() });
 const config = tablesConfigFromEnv();
-const deps = config && tableDeps(service.store(), config, locationBaseFromEnv(), catalogFromEnv());
+const deps = config && {
+  ...tableDeps(service.store(), config, locationBaseFromEnv(), catalogFromEnv()),
+  historyKeptFrom: historyKeptFrom(service.table),
+};
 
 export const handler = wrapHandler(async (event: unknown, context: Context) => {
   if (!deps) return { kind: 'tables', tables: [], note: 'no table configured (SHARDWAL_TABLES)' };

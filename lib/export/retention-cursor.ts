@@ -3,7 +3,10 @@
  * lists from there instead of from position 0:
  *
  * - `walRetiredBelow`: WAL objects below it were deleted;
- * - `orphansSweptBelow`: segments below it that no kept manifest lists were deleted.
+ * - `orphansSweptBelow`: segments below it that no kept manifest lists were deleted;
+ * - `historyKeptFrom`: no manifest in S3 lists history below it, nor will one
+ *   written later (T6 in `retention.ts`): a table's keyless rows below it
+ *   may leave the table (`lib/table/retain.ts`).
  *
  * A cursor only moves forward (a conditional update), and only after the
  * deletions it stands for: a crash in between leaves it behind, and the next
@@ -19,10 +22,11 @@ import { type Item, sendUnconditional, shardRecordKey, type Table } from '../mem
 export const RetentionCursor = {
   wal: 'walRetiredBelow',
   orphans: 'orphansSweptBelow',
+  history: 'historyKeptFrom',
 } as const;
 export type RetentionCursor = (typeof RetentionCursor)[keyof typeof RetentionCursor];
 
-/** Both cursors of `shard` (0 when absent). */
+/** The cursors of `shard` (0 when absent). */
 export async function readRetentionCursors(
   table: Table,
   shard: string,
@@ -33,7 +37,7 @@ export async function readRetentionCursors(
       TableName: table.tableName,
       Key: shardRecordKey(shard),
       ConsistentRead: true,
-      ProjectionExpression: `${RetentionCursor.wal}, ${RetentionCursor.orphans}`,
+      ProjectionExpression: Object.values(RetentionCursor).join(', '),
     }),
     'GetItem retention cursors',
   );
@@ -41,7 +45,21 @@ export async function readRetentionCursors(
   return {
     walRetiredBelow: value(RetentionCursor.wal),
     orphansSweptBelow: value(RetentionCursor.orphans),
+    historyKeptFrom: value(RetentionCursor.history),
   };
+}
+
+/** Each shard's `historyKeptFrom` cursor, for the tables' history retention (`lib/table/retain.ts`). */
+export function historyKeptFrom(table: Table) {
+  return async (shards: readonly string[]): Promise<Map<string, number>> =>
+    new Map(
+      await Promise.all(
+        shards.map(
+          async (shard) =>
+            [shard, (await readRetentionCursors(table, shard)).historyKeptFrom] as const,
+        ),
+      ),
+    );
 }
 
 /** Moves `cursor` forward to `position` (no-op when it is already there or the record is gone). */

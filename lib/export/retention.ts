@@ -38,6 +38,14 @@
  * T4. Segments leave manifests only by history retention (`fold-export.ts`:
  *     the manifest's `historyFloor` says where kept history starts); T1
  *     deletes them once no kept manifest lists them.
+ * T6. Once T1's deletions are done, the `historyKeptFrom` cursor moves to the
+ *     lowest `historyFloor` of the kept manifests (not at all while a
+ *     manifest does not verify or a legacy export is kept). No manifest in
+ *     S3 lists a segment below it, and none written later will: an export's
+ *     floor is at least its base's, its new segments start at its base's
+ *     covered position, and the base of an export in flight is kept (D4).
+ *     The tables read it as the point below which their keyless rows are
+ *     no longer history (`lib/table/retain.ts`).
  * T5. A retired WAL slot may be re-created by a zombie flusher's late write;
  *     no reader reads below the export it starts from, so it is never read
  *     (and a later run past the cursor does not see it: it stays as garbage
@@ -155,8 +163,14 @@ export async function retire(deps: ExportDeps, input: RetentionInput): Promise<R
     await deps.faults?.(ExportFaultPoint.retentionAfterManifest, shard);
   }
 
-  // T3.
+  // T6.
   const cursors = await readRetentionCursors(deps.table, shard);
+  const keptFrom = historyKeptFrom(kept, report.invalid.length > 0);
+  if (keptFrom > cursors.historyKeptFrom) {
+    await advanceRetentionCursor(deps.table, shard, RetentionCursor.history, keptFrom);
+  }
+
+  // T3.
   const old = validManifests.filter((e) => e.createdAtMs <= orphanCutoff).at(-1);
   const sweepBelow = old?.ref.coveredPosition ?? 0;
   if (sweepBelow > cursors.orphansSweptBelow) {
@@ -241,6 +255,14 @@ async function weigh(deps: ExportDeps, shard: string, report: RetentionReport): 
     if (header) out.push({ ref, createdAtMs: header.createdAtMs, manifest: undefined });
   }
   return out;
+}
+
+/** T6: the lowest history floor of the kept exports; 0 while one cannot be read (invalid, or legacy). */
+function historyKeptFrom(kept: readonly Weighed[], anyInvalid: boolean): number {
+  if (anyInvalid || kept.length === 0) return 0;
+  let floor = Number.POSITIVE_INFINITY;
+  for (const e of kept) floor = Math.min(floor, e.manifest?.header.historyFloor ?? 0);
+  return floor;
 }
 
 /** Keys of the parts and segments a manifest lists (a table segment names no object of its own). */

@@ -4,6 +4,7 @@ import type { ObjectStore } from '../store/object-store.js';
 import type { TableCatalog } from './catalog.js';
 import type { ParquetCodec } from './data-file.js';
 import type { TableFaultHook } from './fault-points.js';
+import type { HistoryKeptFrom } from './retain.js';
 import type { TablesConfig } from './table-config.js';
 
 /** Dependencies of the table jobs. */
@@ -20,6 +21,8 @@ export interface TableDeps {
   faults?: TableFaultHook;
   /** A catalog whose pointer follows each commit (Glue); unset: path-based only. */
   catalog?: TableCatalog;
+  /** Where export retention keeps each shard's history from (`retain.ts` H1); unset: no row leaves a table. */
+  historyKeptFrom?: HistoryKeptFrom;
   /** Called with the typed columns a commit could not store exactly (metric, log). */
   onRefused?: (table: string, counts: Record<string, number>) => void;
 }

@@ -17,6 +17,10 @@ export const TableFaultPoint = {
   compactAfterDataFile: 'table:compact:after-data-file',
   /** Compaction: its manifest and manifest list are stored; not committed. */
   compactAfterManifests: 'table:compact:after-manifests',
+  /** History retention: the files written back are stored; nothing names them. */
+  retainAfterDataFiles: 'table:retain:after-data-files',
+  /** History retention: its manifest and manifest list are stored; not committed. */
+  retainAfterManifests: 'table:retain:after-manifests',
   /** Expiry: the metadata without the expired snapshots is committed; no file deleted. */
   expireAfterCommit: 'table:expire:after-commit',
   /** Expiry: some of the unreferenced files are deleted. */

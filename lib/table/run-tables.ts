@@ -1,7 +1,8 @@
 /**
  * The scheduled table job: for every table the routes give the listed
  * shards, append what is new (`append.ts`); with `maintain`, then compact
- * small files, expire old snapshots and remove orphans. Each table runs on its own: one that
+ * small files, remove rows past history retention, expire old snapshots and
+ * remove orphans. Each table runs on its own: one that
  * fails is reported and the others go on (the next run retries it).
  *
  * With a catalog, every run ends a table by moving the catalog's pointer to
@@ -21,6 +22,7 @@ import { maxLagMs, tableLag } from './lag.js';
 import { groupShardsByTable } from './names.js';
 import { type OrphanReport, removeOrphans } from './orphans.js';
 import { metadataUri } from './paths.js';
+import { type RetainReport, retainHistory } from './retain.js';
 import { tableStatus } from './table-status.js';
 
 /** What one run did, per table. */
@@ -30,6 +32,7 @@ export interface TablesReport {
     table: string;
     append?: AppendReport;
     compact?: CompactReport;
+    retain?: RetainReport;
     expire?: ExpireReport;
     orphans?: OrphanReport;
     lagObjects?: number;
@@ -43,7 +46,7 @@ export interface TablesReport {
 
 /** Options of a run. */
 export interface RunTablesOptions {
-  /** Also expire snapshots and remove orphans. */
+  /** Also compact, remove rows past history retention, expire snapshots and remove orphans. */
   maintain?: boolean;
   /** Checked before each table; true leaves the rest for the next run. */
   shouldStop?: () => boolean;
@@ -76,6 +79,9 @@ export async function runTables(
       }
       if (options.maintain) {
         entry.compact = await compactTable(deps, table);
+        if (deps.historyKeptFrom) {
+          entry.retain = await retainHistory(deps, table, members, deps.historyKeptFrom);
+        }
         entry.expire = await expireSnapshots(deps, table);
         entry.orphans = await removeOrphans(deps, table);
       }

@@ -161,6 +161,14 @@ describe('retention', () => {
     expect((await manifestAt(f.memory, 8)).segments.map((seg) => seg.first)).toEqual([5, 7]);
     // The manifest at 8 (kept) still lists position 5's segment; those at 1 and 3 are gone.
     expect(keysOf(f.memory).segments).toEqual([5, 7, 9].map((p) => segmentKey('s1', p)));
+    // T6: history is kept from the lowest floor of the manifests left (the one at 8).
+    const floors = await Promise.all(
+      keysOf(f.memory).manifests.map(
+        async (p) => (await manifestAt(f.memory, p)).header.historyFloor,
+      ),
+    );
+    expect(Math.min(...floors)).toBeGreaterThan(0);
+    expect((await readRetentionCursors(f.table, 's1')).historyKeptFrom).toBe(Math.min(...floors));
     const replay = await replayShard(f.store, 's1', { keepRows: true, keepKeyless: true });
     const live = s.model.snapshot();
     expect(snapshotOf(replay.state)).toStrictEqual({
@@ -168,6 +176,27 @@ describe('retention', () => {
       keyless: live.keyless.filter((row) => row.offset >= 6),
     });
     expect((await verifyShard(recoveryDepsOf(f), 's1')).findings).toEqual([]);
+  });
+
+  it('keeps the history cursor where it was while a manifest does not verify', async () => {
+    const { f, s } = await rounds(4, RETENTION_MS + 1, {
+      historyRetentionMs: 2 * RETENTION_MS + 1,
+    });
+    const before = (await readRetentionCursors(f.table, 's1')).historyKeptFrom;
+    expect(before).toBeGreaterThan(0);
+    const kept = keysOf(f.memory).manifests;
+    const oldest = (await f.memory.get(manifestKey('s1', kept[0]!)))!;
+    await overwrite(f, manifestKey('s1', kept[0]!), oldest.subarray(0, 40));
+    for (let round = 0; round < 3; round++) {
+      await s.keyless([{ round }]);
+      await s.flush();
+      await exportShard(exportDepsOf(f), 's1');
+      f.clock.advance(RETENTION_MS + 1);
+    }
+    expect(
+      (await manifestAt(f.memory, keysOf(f.memory).manifests.at(-1)!)).header.historyFloor,
+    ).toBeGreaterThan(before);
+    expect((await readRetentionCursors(f.table, 's1')).historyKeptFrom).toBe(before);
   });
 
   it('sweeps an orphan part once an export older than the retention covers its range', async () => {
@@ -236,6 +265,12 @@ describe('retention', () => {
         await s.flush();
         await exportShard(exportDepsOf(f), 's1');
         const manifests = keysOf(f.memory).manifests;
+        // T6: no manifest in S3 keeps history from below the cursor.
+        const keptFrom = (await readRetentionCursors(f.table, 's1')).historyKeptFrom;
+        for (const position of manifests) {
+          const floor = (await manifestAt(f.memory, position)).header.historyFloor;
+          expect(floor, `historyFloor of ${position}`).toBeGreaterThanOrEqual(keptFrom);
+        }
         for (const position of manifests.slice(-2)) {
           const listed = await listedBy(f, [position]);
           const present = new Set([...keysOf(f.memory).segments, ...keysOf(f.memory).parts]);

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { CorruptDataError } from '../../lib/errors.js';
 import { exportShard } from '../../lib/export/export-shard.js';
+import { historyKeptFrom, readRetentionCursors } from '../../lib/export/retention-cursor.js';
 import { decodeManifest } from '../../lib/manifest/codec.js';
 import { manifestKey } from '../../lib/manifest/format.js';
 import { FindingKind } from '../../lib/recovery/findings.js';
@@ -18,9 +19,10 @@ import { compactTable } from '../../lib/table/compact.js';
 import { expireSnapshots } from '../../lib/table/expire.js';
 import { tableHold } from '../../lib/table/floor.js';
 import { removeOrphans } from '../../lib/table/orphans.js';
+import { retainHistory } from '../../lib/table/retain.js';
 import { exportDepsOf, recoveryDepsOf, TestShard } from '../recovery/support.js';
 import { type Fixture, fixture, useDynalite } from '../support/harness.js';
-import { testConfig, testDeps } from '../table/helpers.js';
+import { readTable, testConfig, testDeps } from '../table/helpers.js';
 import { keysOf, manifestAt, manifestState } from './helpers.js';
 
 const dynalite = useDynalite();
@@ -102,6 +104,37 @@ describe('table segments', () => {
     expect(expired.deleted + (await removeOrphans(deps, 't')).deleted).toBeGreaterThan(0);
     expect(await manifestState(f.memory, covered, 's1')).toEqual(before);
     expect(before.keyless).toHaveLength(16);
+  });
+
+  it('drops from the table, once no manifest lists them, the rows history retention dropped, and every manifest left still reads', async () => {
+    const f = await fixture(dynalite(), {
+      walRetentionMs: 1_000,
+      exportRetentionMs: 1_000,
+      historyRetentionMs: 2_500,
+    });
+    const { deps, covered } = await run(f, [0, 1, 2, 3, 4, 5], 6, 1024 * 1024);
+    const keptFrom = (await readRetentionCursors(f.table, 's1')).historyKeptFrom;
+    const manifests = keysOf(f.memory, 's1').manifests;
+    const floors = await Promise.all(
+      manifests.map(async (p) => (await manifestAt(f.memory, p, 's1')).header.historyFloor),
+    );
+    expect(keptFrom).toBeGreaterThan(0);
+    expect(keptFrom).toBe(Math.min(...floors));
+    const before = await readTable(deps, 't');
+
+    const report = await retainHistory(deps, 't', ['s1'], historyKeptFrom(f.table));
+
+    expect(report.status).toBe('removed');
+    const after = await readTable(deps, 't');
+    expect(after).toEqual(before.filter((r) => r.key !== null || r.position >= keptFrom));
+    expect(after.length).toBeLessThan(before.length);
+    // Every manifest left reads its table segments from what the table still holds.
+    for (const position of manifests) {
+      const manifest = await manifestAt(f.memory, position, 's1');
+      for (const ref of manifest.segments) await readSegment(f.store, 's1', ref);
+    }
+    expect((await verifyShard(recoveryDepsOf(f), 's1')).findings).toEqual([]);
+    expect((await manifestState(f.memory, covered, 's1')).keyless.length).toBeGreaterThan(0);
   });
 
   it('fails loud when the table does not hold the rows the manifest records', async () => {

@@ -20,6 +20,7 @@ import { ErrorKind, ShardwalError } from '../../lib/errors.js';
 import { exportDeadlineMs } from '../../lib/export/deadline.js';
 import { type ExportDeps, ExportFaultPoint } from '../../lib/export/deps.js';
 import { exportShard } from '../../lib/export/export-shard.js';
+import { historyKeptFrom } from '../../lib/export/retention-cursor.js';
 import type { LeaseTimers } from '../../lib/fence/lease-keeper.js';
 import { type FlushDeps, flushSettings, flushShard } from '../../lib/flush/flush-shard.js';
 import { handlePut } from '../../lib/http/put-route.js';
@@ -107,10 +108,11 @@ export interface LifecycleCounts {
   /** Shard records restored from a backup behind S3, and batches rebuild quarantined after it. */
   restores: number;
   quarantined: number;
-  /** Table appends committed, table segments exports listed, table files maintenance deleted (V16). */
+  /** Table appends committed, table segments exports listed, table files maintenance deleted, rows history retention removed from tables (V16). */
   tableCommits: number;
   tableSegments: number;
   tableFilesDeleted: number;
+  tableRowsRetired: number;
 }
 
 const TABLE = 'sim';
@@ -247,6 +249,7 @@ export async function runSchedule(
     tableCommits: 0,
     tableSegments: 0,
     tableFilesDeleted: 0,
+    tableRowsRetired: 0,
   };
   /** Counts what an export's retention did, and checks the manifest it wrote (V14). */
   const countRetention = async (report: Awaited<ReturnType<typeof exportShard>>) => {
@@ -407,6 +410,7 @@ export async function runSchedule(
   const tables = params.tables ? simTables(tablesRandom, store, world.clock, shards) : undefined;
   if (tables) {
     exportDeps.tableHold = tableHold(store, tables.config);
+    tables.deps.historyKeptFrom = historyKeptFrom(table);
     check.tables = tables;
   }
   // Its own stream, so the draws of a schedule without it stay what they were.
@@ -580,7 +584,9 @@ export async function runSchedule(
       counts.tableCommits += await commitTables(tables);
     });
     tableRuns('maintain', 1 + Math.floor(tablesRandom() * 3), params.spanMs + 6_000, async () => {
-      counts.tableFilesDeleted += await maintainTables(tables);
+      const maintained = await maintainTables(tables);
+      counts.tableFilesDeleted += maintained.deleted;
+      counts.tableRowsRetired += maintained.retired;
     });
   }
   for (let i = 0; i < params.verifies; i++) {

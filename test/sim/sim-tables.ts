@@ -1,6 +1,7 @@
 /**
  * Iceberg tables in the simulation (`params.tables`): committers and
- * maintenance (compaction, snapshot expiry, orphan removal) race the
+ * maintenance (compaction, history retention, snapshot expiry, orphan
+ * removal) race the
  * flushers, the exports and each other over the faulty store, killed and
  * stalled like every other actor, and export lists table segments below
  * each table's high-water, so every replay and tail of a routed shard reads
@@ -9,7 +10,10 @@
  * V16 (`checkTables`): each table's current snapshot holds, for every shard
  * it routes, exactly the rows of the WAL chain below its high-water for the
  * shard, each once, with the seq, offset, position, key and text the WAL
- * holds; and no file any kept snapshot references is missing.
+ * holds, except keyless rows below the shard's `historyKeptFrom` cursor,
+ * which history retention may have removed (each of those it holds is
+ * still exact and once); and no file any kept snapshot references is
+ * missing.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { ObjectStore } from '../../lib/store/object-store.js';
@@ -23,6 +27,7 @@ import { removeOrphans } from '../../lib/table/orphans.js';
 import { keyOfUri } from '../../lib/table/paths.js';
 import { tableHighWater } from '../../lib/table/progress.js';
 import { readColumns } from '../../lib/table/read-data-file.js';
+import { retainHistory } from '../../lib/table/retain.js';
 import { liveFiles } from '../../lib/table/snapshot-files.js';
 import type { TablesConfig } from '../../lib/table/table-config.js';
 import type { WalObject } from '../../lib/wal/format.js';
@@ -78,15 +83,22 @@ export async function commitTables(tables: SimTables): Promise<number> {
   return committed;
 }
 
-/** One maintenance run: compaction, snapshot expiry and orphan removal, per table; returns the files deleted. */
-export async function maintainTables(tables: SimTables): Promise<number> {
+/** One maintenance run: compaction, history retention, snapshot expiry and orphan removal, per table; returns the files deleted and the rows retention removed. */
+export async function maintainTables(
+  tables: SimTables,
+): Promise<{ deleted: number; retired: number }> {
   let deleted = 0;
-  for (const table of tables.groups.keys()) {
+  let retired = 0;
+  for (const [table, members] of tables.groups) {
     await compactTable(tables.deps, table);
+    if (tables.deps.historyKeptFrom) {
+      retired += (await retainHistory(tables.deps, table, members, tables.deps.historyKeptFrom))
+        .rows;
+    }
     deleted += (await expireSnapshots(tables.deps, table)).deleted;
     deleted += (await removeOrphans(tables.deps, table)).deleted;
   }
-  return deleted;
+  return { deleted, retired };
 }
 
 /** V16: what each table holds against the WAL chains (`chains` by shard). */
@@ -129,27 +141,33 @@ export async function checkTables(
         held.set(r.shard as string, rows);
       }
     }
+    const keptFrom = (await tables.deps.historyKeptFrom?.(members)) ?? new Map<string, number>();
     for (const shard of members) {
       const below = highWater[shard] ?? 0;
+      const retired = keptFrom.get(shard) ?? 0;
       const expected: string[] = [];
+      // Keyless rows below the cursor: history retention may have removed them.
+      const removable = new Set<string>();
       for (const object of chains.get(shard) ?? []) {
         if (object.header.position >= below) continue;
         for (const row of object.rows) {
-          expected.push(
-            line(
-              object.header.position,
-              row.seq,
-              row.offset,
-              row.key ?? null,
-              row.delete ? null : row.text,
-            ),
+          const text = line(
+            object.header.position,
+            row.seq,
+            row.offset,
+            row.key ?? null,
+            row.delete ? null : row.text,
           );
+          if (row.key === undefined && object.header.position < retired) removable.add(text);
+          else expected.push(text);
         }
       }
-      const got = (held.get(shard) ?? []).sort();
-      if (!isDeepStrictEqual(got, expected.sort())) {
+      const all = held.get(shard) ?? [];
+      const got = all.filter((text) => !removable.has(text)).sort();
+      const kept = all.filter((text) => removable.has(text));
+      if (!isDeepStrictEqual(got, expected.sort()) || new Set(kept).size !== kept.length) {
         fail(
-          `${table}: holds ${got.length} rows of ${shard} below its high-water ${below}, the WAL ${expected.length} (or other ones)`,
+          `${table}: holds ${got.length} rows of ${shard} below its high-water ${below} (history kept from ${retired}), the WAL ${expected.length} (or other ones, or a retired row twice)`,
         );
       }
     }

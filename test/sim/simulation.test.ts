@@ -49,6 +49,7 @@ describe('simulation', () => {
     expect(lifecycle.tableCommits).toBeGreaterThan(0);
     expect(lifecycle.tableSegments).toBeGreaterThan(0);
     expect(lifecycle.tableFilesDeleted).toBeGreaterThan(0);
+    expect(lifecycle.tableRowsRetired).toBeGreaterThan(0);
   });
 
   it('gives actors whose clocks run behind a wall-clock instant from the first step', async () => {

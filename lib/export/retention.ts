@@ -38,6 +38,10 @@
  * T4. Segments leave manifests only by history retention (`fold-export.ts`:
  *     the manifest's `historyFloor` says where kept history starts); T1
  *     deletes them once no kept manifest lists them.
+ * T5. A retired WAL slot may be re-created by a zombie flusher's late write;
+ *     no reader reads below the export it starts from, so it is never read
+ *     (and a later run past the cursor does not see it: it stays as garbage
+ *     the bucket's lifecycle does not remove; docs/recovery.md).
  * T6. Once T1's deletions are done, the `historyKeptFrom` cursor moves to the
  *     lowest `historyFloor` of the kept manifests (not at all while a
  *     manifest does not verify or a legacy export is kept). No manifest in
@@ -46,10 +50,6 @@
  *     covered position, and the base of an export in flight is kept (D4).
  *     The tables read it as the point below which their keyless rows are
  *     no longer history (`lib/table/retain.ts`).
- * T5. A retired WAL slot may be re-created by a zombie flusher's late write;
- *     no reader reads below the export it starts from, so it is never read
- *     (and a later run past the cursor does not see it: it stays as garbage
- *     the bucket's lifecycle does not remove; docs/recovery.md).
  */
 import { peekAofHeader } from '../aof/reader.js';
 import { CorruptDataError } from '../errors.js';

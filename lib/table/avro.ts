@@ -10,7 +10,7 @@
 import { Readable } from 'node:stream';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import avro from 'avsc';
-import type { BoundEntry } from './bounds.js';
+import type { BoundEntry, CountEntry } from './bounds.js';
 import type { IcebergSchema, PartitionBy, PartitionSpec } from './schema.js';
 import { PARTITION_FIELD_ID, partitionSpec } from './schema.js';
 
@@ -26,6 +26,8 @@ export interface DataFileRecord {
   partition: Record<string, number | string | null>;
   record_count: number;
   file_size_in_bytes: number;
+  /** Rows whose `key` is null (`bounds.ts`); null or absent in files written before it was recorded. */
+  null_value_counts?: CountEntry[] | null;
   /** Bounds of `shard`, `offset` and `position` (`bounds.ts`); null or absent in files written before them. */
   lower_bounds?: BoundEntry[] | null;
   upper_bounds?: BoundEntry[] | null;
@@ -72,8 +74,8 @@ function partitionFieldType(by: PartitionBy): unknown {
   return ['null', 'string'];
 }
 
-/** The Avro type of a bounds map: an array of key/value records (spec: "Maps with non-string keys"). */
-function boundsType(keyId: number, valueId: number): unknown {
+/** The Avro type of a map of column id to `value` (bounds: bytes; counts: long): an array of key/value records (spec: "Maps with non-string keys"). */
+function columnMapType(keyId: number, valueId: number, value: 'bytes' | 'long'): unknown {
   return [
     'null',
     {
@@ -84,7 +86,7 @@ function boundsType(keyId: number, valueId: number): unknown {
         name: `k${keyId}_v${valueId}`,
         fields: [
           { name: 'key', type: 'int', 'field-id': keyId },
-          { name: 'value', type: 'bytes', 'field-id': valueId },
+          { name: 'value', type: value, 'field-id': valueId },
         ],
       },
     },
@@ -129,8 +131,24 @@ export function manifestEntrySchema(by: PartitionBy): Record<string, unknown> {
             },
             { name: 'record_count', type: 'long', 'field-id': 103 },
             { name: 'file_size_in_bytes', type: 'long', 'field-id': 104 },
-            { name: 'lower_bounds', type: boundsType(126, 127), default: null, 'field-id': 125 },
-            { name: 'upper_bounds', type: boundsType(129, 130), default: null, 'field-id': 128 },
+            {
+              name: 'null_value_counts',
+              type: columnMapType(121, 122, 'long'),
+              default: null,
+              'field-id': 110,
+            },
+            {
+              name: 'lower_bounds',
+              type: columnMapType(126, 127, 'bytes'),
+              default: null,
+              'field-id': 125,
+            },
+            {
+              name: 'upper_bounds',
+              type: columnMapType(129, 130, 'bytes'),
+              default: null,
+              'field-id': 128,
+            },
             { name: 'sort_order_id', type: opt('int'), default: null, 'field-id': 140 },
           ],
         },
@@ -284,11 +302,12 @@ export function writeManifest(
       'format-version': '2',
       content: 'data',
     },
-    // Entries carried over from manifests written before bounds were recorded lack them.
+    // Entries carried over from manifests written before bounds and counts were recorded lack them.
     entries.map((entry) => ({
       ...entry,
       data_file: {
         ...entry.data_file,
+        null_value_counts: entry.data_file.null_value_counts ?? null,
         lower_bounds: entry.data_file.lower_bounds ?? null,
         upper_bounds: entry.data_file.upper_bounds ?? null,
       },

@@ -4,8 +4,10 @@
  * serialization: a long as 8 bytes little-endian, a string as its UTF-8
  * bytes). A data file records them for `shard`, `offset` and `position`, so
  * query engines and the history reader (`lib/segment/table-reader.ts`) skip
- * files that cannot hold a shard's positions. A file written before bounds
- * were recorded has none and is never skipped.
+ * files that cannot hold a shard's positions; and its count of rows whose
+ * `key` is null (`null_value_counts`, field 110), so history retention
+ * (`retain.ts`) skips files that hold no keyless row. A file written before
+ * they were recorded has none and is never skipped.
  */
 import { FieldId } from './schema.js';
 
@@ -13,6 +15,12 @@ import { FieldId } from './schema.js';
 export interface BoundEntry {
   key: number;
   value: Buffer;
+}
+
+/** A map entry of `null_value_counts`. */
+export interface CountEntry {
+  key: number;
+  value: number;
 }
 
 /** What a data file's bounds say of the rows it may hold. */
@@ -28,9 +36,11 @@ export class ColumnBounds {
   #lows = [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY];
   #highs = [Number.NEGATIVE_INFINITY, Number.NEGATIVE_INFINITY];
   #any = false;
+  #keyless = 0;
 
-  /** Takes a row's shard, offset and position. */
-  add(shard: string, offset: number, position: number): void {
+  /** Takes a row's shard, offset, position and whether its key is null. */
+  add(shard: string, offset: number, position: number, keyless: boolean): void {
+    if (keyless) this.#keyless += 1;
     if (!this.#any) {
       this.#any = true;
       this.#shardLow = shard;
@@ -47,9 +57,13 @@ export class ColumnBounds {
     if (position > highs[1]!) highs[1] = position;
   }
 
-  /** The `lower_bounds` and `upper_bounds` of the rows taken (null when none were). */
-  entries(): { lower: BoundEntry[] | null; upper: BoundEntry[] | null } {
-    if (!this.#any) return { lower: null, upper: null };
+  /** The `lower_bounds`, `upper_bounds` and `null_value_counts` of the rows taken (null when none were). */
+  entries(): {
+    lower: BoundEntry[] | null;
+    upper: BoundEntry[] | null;
+    nulls: CountEntry[] | null;
+  } {
+    if (!this.#any) return { lower: null, upper: null, nulls: null };
     const side = (shard: string, values: number[]): BoundEntry[] => [
       { key: FieldId.shard, value: Buffer.from(shard, 'utf8') },
       { key: FieldId.offset, value: longBytes(values[0]!) },
@@ -58,6 +72,7 @@ export class ColumnBounds {
     return {
       lower: side(this.#shardLow, this.#lows),
       upper: side(this.#shardHigh, this.#highs),
+      nulls: [{ key: FieldId.key, value: this.#keyless }],
     };
   }
 }
@@ -87,4 +102,10 @@ export function fileBounds(
       Number(Buffer.from(positionHigh).readBigInt64LE()),
     ],
   };
+}
+
+/** How many rows of a data file have no key, by its `null_value_counts`; undefined when it records none. */
+export function keylessRows(nulls: readonly CountEntry[] | null | undefined): number | undefined {
+  const entry = nulls?.find((e) => e.key === FieldId.key);
+  return entry === undefined ? undefined : Number(entry.value);
 }

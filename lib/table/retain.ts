@@ -11,8 +11,9 @@
  * H2. Only keyless rows leave. Keyed rows are the keys' change log, and a
  *     key's current state needs its newest change however old it is.
  * H3. A run rewrites the live files that hold such rows (a file whose bounds
- *     exclude every shard's rows below its cursor is not read; one without
- *     bounds is), up to the target file size of files read, writing back
+ *     exclude every shard's rows below its cursor, or that counts no row
+ *     without a key, is not read; one without them is), up to the target
+ *     file size of files read, writing back
  *     every other row, and commits an `overwrite` snapshot (`delete` when
  *     nothing is written back) that carries the base's high-water and lowers
  *     `total-records` by the rows that left (`rewrite.ts`, W1-W4: a lost
@@ -21,7 +22,7 @@
  *     (`expire.ts`); readers of an older snapshot still see the rows.
  */
 
-import { fileBounds } from './bounds.js';
+import { fileBounds, keylessRows } from './bounds.js';
 import type { TableRow } from './data-file.js';
 import type { TableDeps } from './deps.js';
 import { TableFaultPoint } from './fault-points.js';
@@ -43,8 +44,9 @@ export interface RetainReport {
   conflicts: number;
 }
 
-/** True when `live` may hold a keyless row below its shard's cursor (H3; no bounds: it may). */
+/** True when `live` may hold a keyless row below its shard's cursor (H3; no bounds or counts: it may). */
 function mayHold(live: LiveFile, keptFrom: ReadonlyMap<string, number>): boolean {
+  if (keylessRows(live.file.null_value_counts) === 0) return false;
   const bounds = fileBounds(live.file.lower_bounds, live.file.upper_bounds);
   if (!bounds) return true;
   const [low, high] = bounds.shard;

@@ -38,7 +38,7 @@ import { manifestRecord, storeManifest, storeManifestList, writeDataFiles } from
 const SPEC_PARTITION: Record<number, PartitionBy> = { 0: 'day', 1: 'hour', 2: 'shard' };
 
 /** What a job chose: the live files it rewrites and the rows it writes in their place. */
-export interface Rewrite {
+interface Rewrite {
   files: LiveFile[];
   rows: TableRow[];
   /** Rows of `files` left out. */
@@ -46,7 +46,7 @@ export interface Rewrite {
 }
 
 /** The operations of a rewrite's snapshot (the spec's: `replace` when no row changed). */
-export type RewriteOperation = 'replace' | 'overwrite' | 'delete';
+type RewriteOperation = 'replace' | 'overwrite' | 'delete';
 
 /** A rewriting job. */
 export interface RewriteJob {

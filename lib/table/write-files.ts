@@ -111,7 +111,7 @@ export class DataFileWriter {
   add(fixed: FixedColumns, text: string | null): void {
     const open = this.#fileOf(fixed);
     open.group.add(fixed, text);
-    open.bounds.add(fixed.shard, fixed.offset, fixed.position);
+    open.bounds.add(fixed.shard, fixed.offset, fixed.position, fixed.key === null);
     this.#projector.projectInto(text ?? undefined, open.group.typed, this.refused);
     this.#added(open, text);
   }
@@ -120,7 +120,7 @@ export class DataFileWriter {
   addRow(row: TableRow): void {
     const open = this.#fileOf(row);
     open.group.add(row, row.text);
-    open.bounds.add(row.shard, row.offset, row.position);
+    open.bounds.add(row.shard, row.offset, row.position, row.key === null);
     for (let i = 0; i < this.#typedCount; i++) open.group.typed[i]!.push(row.typed[i] ?? null);
     this.#added(open, row.text);
   }
@@ -133,7 +133,7 @@ export class DataFileWriter {
     for (const [value, files] of this.#done) {
       for (const { key, bytes, rows, bounds } of files) {
         await putNew(this.#deps, key, bytes);
-        const { lower, upper } = bounds.entries();
+        const { lower, upper, nulls } = bounds.entries();
         out.push({
           content: 0,
           file_path: uriOfKey(this.#location, this.#table, key),
@@ -141,6 +141,7 @@ export class DataFileWriter {
           partition: { [field]: value },
           record_count: rows,
           file_size_in_bytes: bytes.byteLength,
+          null_value_counts: nulls,
           lower_bounds: lower,
           upper_bounds: upper,
           sort_order_id: 0,

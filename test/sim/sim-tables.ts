@@ -10,12 +10,17 @@
  * V16 (`checkTables`): each table's current snapshot holds, for every shard
  * it routes, exactly the rows of the WAL chain below its high-water for the
  * shard, each once, with the seq, offset, position, key and text the WAL
- * holds, except keyless rows below the shard's `historyKeptFrom` cursor,
- * which history retention may have removed (each of those it holds is
- * still exact and once); and no file any kept snapshot references is
- * missing.
+ * holds, except keyless rows below the lowest `historyFloor` of the
+ * shard's manifests in S3, which history retention may have removed (each
+ * of those it holds is still exact and once); and no file any kept snapshot
+ * references is missing. The floor is read from S3, not from the shard
+ * record's `historyKeptFrom` cursor: a record restored from a backup
+ * carries an older cursor, while T6 (`lib/export/retention.ts`) keeps every
+ * manifest's floor at or above any cursor retention ever used.
  */
 import { isDeepStrictEqual } from 'node:util';
+import { CorruptDataError } from '../../lib/errors.js';
+import { ExportKind, listExports, loadManifest } from '../../lib/recovery/export-source.js';
 import type { ObjectStore } from '../../lib/store/object-store.js';
 import { appendTable } from '../../lib/table/append.js';
 import { compactTable } from '../../lib/table/compact.js';
@@ -141,10 +146,9 @@ export async function checkTables(
         held.set(r.shard as string, rows);
       }
     }
-    const keptFrom = (await tables.deps.historyKeptFrom?.(members)) ?? new Map<string, number>();
     for (const shard of members) {
       const below = highWater[shard] ?? 0;
-      const retired = keptFrom.get(shard) ?? 0;
+      const retired = await lowestHistoryFloor(store, shard);
       const expected: string[] = [];
       // Keyless rows below the cursor: history retention may have removed them.
       const removable = new Set<string>();
@@ -172,6 +176,20 @@ export async function checkTables(
       }
     }
   }
+}
+
+/** The lowest `historyFloor` of `shard`'s manifests that read (0 when none does). */
+async function lowestHistoryFloor(store: ObjectStore, shard: string): Promise<number> {
+  let floor = Number.POSITIVE_INFINITY;
+  for (const ref of await listExports(store, shard)) {
+    if (ref.kind !== ExportKind.manifest) continue;
+    try {
+      floor = Math.min(floor, (await loadManifest(store, ref)).header.historyFloor);
+    } catch (error) {
+      if (!(error instanceof CorruptDataError)) throw error;
+    }
+  }
+  return Number.isFinite(floor) ? floor : 0;
 }
 
 function line(position: number, seq: number, offset: number, key: unknown, text: unknown): string {

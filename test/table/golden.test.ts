@@ -129,6 +129,8 @@ describe('table formats', () => {
       ]);
     expect(bounds('lower_bounds')).toEqual(GOLDEN_BOUNDS.lower);
     expect(bounds('upper_bounds')).toEqual(GOLDEN_BOUNDS.upper);
+    // Null counts (spec field 110) of `key` (field 6): one of the two rows has none.
+    expect(entry.data_file.null_value_counts).toEqual([{ key: 6, value: 1 }]);
     expect(String(entry.data_file.file_path)).toMatch(
       /^file:\/\/\/bucket\/tables\/orders_eu\/data\/ingested_at_day=2026-12-01\/\d{13}-[0-9a-f-]{36}-0\.parquet$/,
     );

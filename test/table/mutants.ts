@@ -37,11 +37,12 @@ export const TABLE_MUTANTS: Mutant[] = [
   },
   {
     name: 'table-compaction-replaces-gone-files',
-    breaks: 'K3: a compaction re-applies only while its replaced files are live',
+    breaks:
+      'K3/W2: a rewrite (compaction, retention) re-applies only while its rewritten files are live',
     edits: [
       {
-        file: 'lib/table/compact.ts',
-        find: 'if (![...replaced].every((path) => livePaths.has(path))) return CommitTry.stale;',
+        file: 'lib/table/rewrite.ts',
+        find: 'if (![...rewritten].every((path) => livePaths.has(path))) return CommitTry.stale;',
         replace: '',
       },
     ],
@@ -198,5 +199,73 @@ export const TABLE_MUTANTS: Mutant[] = [
       },
     ],
     tests: ['test/table/stale-base.test.ts'],
+  },
+  {
+    name: 'table-retention-removes-keyed-rows',
+    breaks: "H2: a key's change log stays whole in the table",
+    edits: [
+      {
+        file: 'lib/table/retain.ts',
+        find: 'return row.key === null && row.position <',
+        replace: 'return row.position <',
+      },
+    ],
+    tests: ['test/table/retain.test.ts'],
+  },
+  {
+    name: 'table-retention-removes-at-the-cursor',
+    breaks: 'H1: only rows below the historyKeptFrom cursor leave the table',
+    edits: [
+      {
+        file: 'lib/table/retain.ts',
+        find: 'row.position < (keptFrom.get(row.shard) ?? 0)',
+        replace: 'row.position <= (keptFrom.get(row.shard) ?? 0)',
+      },
+    ],
+    tests: ['test/table/retain.test.ts', 'test/export/table-segments.test.ts'],
+  },
+  {
+    name: 'table-retention-reads-past-the-bounds',
+    breaks: 'H3: a file whose bounds exclude every retired row is not read',
+    edits: [
+      { file: 'lib/table/retain.ts', find: 'if (!mayHold(live, keptFrom)) continue;', replace: '' },
+    ],
+    tests: ['test/table/retain.test.ts'],
+  },
+  {
+    name: 'table-retention-reads-keyed-only-files',
+    breaks: 'H3: a file that counts no row without a key is not read',
+    edits: [
+      {
+        file: 'lib/table/retain.ts',
+        find: 'if (keylessRows(live.file.null_value_counts) === 0) return false;',
+        replace: '',
+      },
+    ],
+    tests: ['test/table/retain.test.ts'],
+  },
+  {
+    name: 'export-history-cursor-past-an-unreadable-manifest',
+    breaks: 'T6: the history cursor stays while a manifest does not verify',
+    edits: [
+      {
+        file: 'lib/export/retention.ts',
+        find: 'if (anyInvalid || kept.length === 0) return 0;',
+        replace: 'if (kept.length === 0) return 0;',
+      },
+    ],
+    tests: ['test/export/retention.test.ts'],
+  },
+  {
+    name: 'export-history-cursor-takes-the-highest-floor',
+    breaks: 'T6: the history cursor is the lowest floor of the kept manifests',
+    edits: [
+      {
+        file: 'lib/export/retention.ts',
+        find: 'floor = Math.min(floor, e.manifest?.header.historyFloor ?? 0);',
+        replace: 'floor = Math.max(0, e.manifest?.header.historyFloor ?? 0);',
+      },
+    ],
+    tests: ['test/export/retention.test.ts', 'test/export/table-segments.test.ts'],
   },
 ];

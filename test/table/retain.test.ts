@@ -122,6 +122,19 @@ describe('retainHistory', () => {
     expect(report).toMatchObject({ status: 'removed', rewritten: 1, rows: 2 });
     // The first commit's file (positions 0 of a and b); the other three start at position 1 or above.
     expect(read).toHaveLength(1);
+
+    // A shard of keyed rows only: its files count no row without a key, so none is read.
+    const k = new WalWriter(store, 'k');
+    for (let i = 0; i < 2; i++) {
+      await k.append([{ key: `"k${i}"`, text: `{"v":${i}}` }], T0 + i);
+      expect((await appendTable(deps, 'u', ['k'])).status).toBe('committed');
+      deps.clock.ms += 60_000;
+    }
+    read.length = 0;
+    expect(
+      await retainHistory({ ...deps, store: counting }, 'u', ['k'], keptFrom({ k: 9 })),
+    ).toMatchObject({ status: 'nothing-to-do' });
+    expect(read).toEqual([]);
   });
 
   for (const point of [

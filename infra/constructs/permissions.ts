@@ -86,8 +86,9 @@ const TABLE_ACTIONS_BY_HANDLER = {
   // lib/recovery: the registry backfill (scan, marker put), batches (query), heals and
   // quarantine (put, batch write), fence and reset (update).
   recover: ['getItem', 'query', 'putItem', 'updateItem', 'batchWriteItem', 'scan'],
-  // functions/table-commit: listShards only (lib/table sends nothing to the table): the
-  // registry backfill (marker get and put, scan, register update); Query on the index below.
+  // functions/table-commit: listShards (lib/table sends nothing to the table): the registry
+  // backfill (marker get and put, scan, register update), Query on the index below; and the
+  // shard record's historyKeptFrom cursor (get), which history retention in tables reads.
   tableCommit: ['getItem', 'updateItem', 'putItem', 'scan'],
 } as const satisfies Record<HandlerName, readonly (keyof typeof DDB_ACTIONS)[]>;
 

@@ -12,12 +12,12 @@
  *     key's current state needs its newest change however old it is.
  * H3. A run rewrites the live files that hold such rows (a file whose bounds
  *     exclude every shard's rows below its cursor, or that counts no row
- *     without a key, is not read; one without them is), up to the target
- *     file size of files read, writing back
- *     every other row, and commits an `overwrite` snapshot (`delete` when
- *     nothing is written back) that carries the base's high-water and lowers
- *     `total-records` by the rows that left (`rewrite.ts`, W1-W4: a lost
- *     commit re-applies while every rewritten file is still live).
+ *     without a key, is not read; one recording neither is), up to the
+ *     target file size of files read, writing back every other row, and
+ *     commits an `overwrite` snapshot (`delete` when nothing is written
+ *     back) that carries the base's high-water and lowers `total-records`
+ *     by the rows that left (`rewrite.ts`, W1-W4: a lost commit re-applies
+ *     while every rewritten file is still live).
  * H4. The rewritten files stay until the snapshots that list them expire
  *     (`expire.ts`); readers of an older snapshot still see the rows.
  */
@@ -77,11 +77,7 @@ export async function retainHistory(
     version: null,
     conflicts: 0,
   };
-  const keptFrom = new Map(
-    [...(await historyKeptFrom(shards))].filter(
-      ([shard, from]) => from > 0 && shards.includes(shard),
-    ),
-  );
+  const keptFrom = new Map([...(await historyKeptFrom(shards))].filter(([, from]) => from > 0));
   if (keptFrom.size === 0) return report;
   const result = await rewriteTable(
     deps,

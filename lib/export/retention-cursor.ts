@@ -17,6 +17,7 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { updateShardRecord } from '../memtable/shard-record.js';
 import { type Item, sendUnconditional, shardRecordKey, type Table } from '../memtable/table.js';
+import type { HistoryKeptFrom } from '../table/retain.js';
 
 /** The cursors, by attribute name. */
 export const RetentionCursor = {
@@ -50,8 +51,8 @@ export async function readRetentionCursors(
 }
 
 /** Each shard's `historyKeptFrom` cursor, for the tables' history retention (`lib/table/retain.ts`). */
-export function historyKeptFrom(table: Table) {
-  return async (shards: readonly string[]): Promise<Map<string, number>> =>
+export function historyKeptFrom(table: Table): HistoryKeptFrom {
+  return async (shards) =>
     new Map(
       await Promise.all(
         shards.map(

@@ -2,11 +2,12 @@
  * Planted bugs in the table's guarantees, in the shape of `test/sim/mutants.ts`
  * (spread `TABLE_MUTANTS` into `MUTANTS` to run them with `npm run mutants`).
  * Each is killed by its tests; the simulation (`params.tables`, V16 in
- * `test/sim/sim-tables.ts`) kills eight of the sixteen within 300 schedules
+ * `test/sim/sim-tables.ts`) kills 11 of the 22 within 300 schedules
  * (`npm run mutants -- --only <these> --schedules 300`). It does not reach
  * the others: it never corrupts a table or a manifest, never asks a full
- * verify, and (its orphan age being past its stalls) rarely races orphan
- * removal or expiry into a commit.
+ * verify, (its orphan age being past its stalls) rarely races orphan
+ * removal or expiry into a commit, and does not count the files history
+ * retention reads.
  */
 import type { Mutant } from '../sim/mutants.js';
 

@@ -43,7 +43,7 @@ import {
   REFUSED_KEY,
   tableHighWater,
 } from './progress.js';
-import { evolveSchema, RowOp } from './schema.js';
+import { evolveSchema, partitionByOfSpec, RowOp } from './schema.js';
 import { readManifestList } from './snapshot-files.js';
 import { optionsOf, TABLE_SCHEMAS_ENV } from './table-config.js';
 import { firstRetainedPosition, type OnWalRow, readWalRange, type WalRange } from './wal-source.js';
@@ -169,13 +169,7 @@ export async function appendTable(
       current?.['last-column-id'] ?? 0,
       options.columns,
     );
-    const by = current
-      ? current['default-spec-id'] === 0
-        ? 'day'
-        : current['default-spec-id'] === 1
-          ? 'hour'
-          : 'shard'
-      : options.partition;
+    const by = current ? partitionByOfSpec(current['default-spec-id']) : options.partition;
     // Rows take their table form as they are read (`wal-source.ts`), into data files as they fill.
     const writer = new DataFileWriter(
       deps,

@@ -75,7 +75,6 @@ export async function compactTable(deps: TableDeps, table: string): Promise<Comp
           removed: 0,
         };
       },
-      operation: () => 'replace',
       afterDataFiles: TableFaultPoint.compactAfterDataFile,
       afterManifests: TableFaultPoint.compactAfterManifests,
     },

@@ -61,12 +61,11 @@ function retired(row: TableRow, keptFrom: ReadonlyMap<string, number>): boolean 
   return row.key === null && row.position < (keptFrom.get(row.shard) ?? 0);
 }
 
-/** Removes the rows of `shards` no export keeps as history from `table` (H1-H4). */
+/** Removes the rows of `shards` no export keeps as history from `table` (H1-H4); nothing without `deps.historyKeptFrom`. */
 export async function retainHistory(
   deps: TableDeps,
   table: string,
   shards: readonly string[],
-  historyKeptFrom: HistoryKeptFrom,
 ): Promise<RetainReport> {
   const report: RetainReport = {
     table,
@@ -77,7 +76,10 @@ export async function retainHistory(
     version: null,
     conflicts: 0,
   };
-  const keptFrom = new Map([...(await historyKeptFrom(shards))].filter(([, from]) => from > 0));
+  if (!deps.historyKeptFrom) return report;
+  const keptFrom = new Map(
+    [...(await deps.historyKeptFrom(shards))].filter(([, from]) => from > 0),
+  );
   if (keptFrom.size === 0) return report;
   const result = await rewriteTable(
     deps,
@@ -101,7 +103,6 @@ export async function retainHistory(
         }
         return chosen.length === 0 ? undefined : { files: chosen, rows, removed };
       },
-      operation: (_, added) => (added === 0 ? 'delete' : 'overwrite'),
       afterDataFiles: TableFaultPoint.retainAfterDataFiles,
       afterManifests: TableFaultPoint.retainAfterManifests,
     },

@@ -8,7 +8,9 @@
  * W1. The snapshot lists every live file of its base: the rewritten ones as
  *     deleted, the rest as existing with their sequence numbers, the new ones
  *     as added. It carries the base's high-water unchanged, and its
- *     `total-records` is the base's less the rows the job left out.
+ *     `total-records` is the base's less the rows the job left out. Its
+ *     operation follows: `replace` when no row left, `delete` when no file
+ *     was written, `overwrite` otherwise.
  * W2. A lost commit re-applies on the new base only while every rewritten
  *     file is still live there (the spec's rule for operations that delete
  *     files); otherwise the job starts over from a fresh read, and its new
@@ -31,11 +33,9 @@ import { currentSchema, currentSnapshot, type LoadedMetadata, loadCurrent } from
 import { keyOfUri } from './paths.js';
 import { HIGH_WATER_KEY, highWaterOf, highWaterText } from './progress.js';
 import { readDataFile } from './read-data-file.js';
-import type { IcebergSchema, PartitionBy } from './schema.js';
+import { type IcebergSchema, partitionByOfSpec } from './schema.js';
 import { type LiveFile, liveFiles } from './snapshot-files.js';
 import { manifestRecord, storeManifest, storeManifestList, writeDataFiles } from './write-files.js';
-
-const SPEC_PARTITION: Record<number, PartitionBy> = { 0: 'day', 1: 'hour', 2: 'shard' };
 
 /** What a job chose: the live files it rewrites and the rows it writes in their place. */
 interface Rewrite {
@@ -45,9 +45,6 @@ interface Rewrite {
   removed: number;
 }
 
-/** The operations of a rewrite's snapshot (the spec's: `replace` when no row changed). */
-type RewriteOperation = 'replace' | 'overwrite' | 'delete';
-
 /** A rewriting job. */
 export interface RewriteJob {
   /** Chooses the files on `base` (its live `files`, its `schema`); undefined when there is nothing to do. */
@@ -56,8 +53,6 @@ export interface RewriteJob {
     files: LiveFile[],
     schema: IcebergSchema,
   ): Promise<Rewrite | undefined>;
-  /** The snapshot's operation (the spec's `replace` when no row changed). */
-  operation(rewrite: Rewrite, added: number): RewriteOperation;
   /** Fault points: the new files stored; the manifests stored, not committed. */
   afterDataFiles: TableFaultPoint;
   afterManifests: TableFaultPoint;
@@ -123,7 +118,7 @@ export async function rewriteTable(
     );
     if (read === undefined) continue;
     if (read === null || read.files.length === 0) return NOTHING;
-    const by = SPEC_PARTITION[base.metadata['default-spec-id']]!;
+    const by = partitionByOfSpec(base.metadata['default-spec-id']);
     read.rows.sort((a, b) =>
       a.shard < b.shard
         ? -1
@@ -142,7 +137,6 @@ export async function rewriteTable(
     await deps.faults?.(job.afterDataFiles, table);
     const rewritten = new Set(read.files.map((live) => live.file.file_path));
     const snapshotId = newSnapshotId(deps);
-    const operation = job.operation(read, written.length);
     const tried = await commitOnNewest(deps, table, base, madeAtMs, report, async (on) => {
       if (!on) return CommitTry.stale;
       const current = await readOrStale(
@@ -160,7 +154,6 @@ export async function rewriteTable(
         rewritten,
         written,
         removedRows: read.removed,
-        operation,
         afterManifests: job.afterManifests,
       };
       return (await commitRewrite(deps, table, on, change, snapshotId))
@@ -185,7 +178,6 @@ interface Change {
   rewritten: ReadonlySet<string>;
   written: readonly DataFileRecord[];
   removedRows: number;
-  operation: RewriteOperation;
   afterManifests: TableFaultPoint;
 }
 
@@ -194,13 +186,13 @@ async function commitRewrite(
   deps: TableDeps,
   table: string,
   base: LoadedMetadata,
-  { current, rewritten, written, removedRows, operation, afterManifests }: Change,
+  { current, rewritten, written, removedRows, afterManifests }: Change,
   snapshotId: number,
 ): Promise<boolean> {
   const metadata = structuredClone(base.metadata);
   const parent = currentSnapshot(metadata)!;
   const sequenceNumber = metadata['last-sequence-number'] + 1;
-  const by = SPEC_PARTITION[metadata['default-spec-id']]!;
+  const by = partitionByOfSpec(metadata['default-spec-id']);
   const entries: ManifestEntry[] = [
     ...written.map((data_file) => ({
       status: EntryStatus.added,
@@ -239,7 +231,8 @@ async function commitRewrite(
     'timestamp-ms': nowMs,
     'manifest-list': manifestList,
     summary: {
-      operation,
+      // The spec's operations: `replace` changes no row; `delete` only removes files.
+      operation: removedRows === 0 ? 'replace' : written.length === 0 ? 'delete' : 'overwrite',
       'added-data-files': String(written.length),
       'deleted-data-files': String(removed.length),
       'added-records': String(written.reduce((sum, f) => sum + f.record_count, 0)),

@@ -79,9 +79,7 @@ export async function runTables(
       }
       if (options.maintain) {
         entry.compact = await compactTable(deps, table);
-        if (deps.historyKeptFrom) {
-          entry.retain = await retainHistory(deps, table, members, deps.historyKeptFrom);
-        }
+        entry.retain = await retainHistory(deps, table, members);
         entry.expire = await expireSnapshots(deps, table);
         entry.orphans = await removeOrphans(deps, table);
       }

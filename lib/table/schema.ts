@@ -158,6 +158,11 @@ export interface PartitionSpec {
 /** Id of the (only) partition field. */
 export const PARTITION_FIELD_ID = 1000;
 
+/** What a table's `default-spec-id` partitions by (the inverse of `partitionSpec`'s fixed ids). */
+export function partitionByOfSpec(specId: number): PartitionBy {
+  return specId === 0 ? PartitionBy.day : specId === 1 ? PartitionBy.hour : PartitionBy.shard;
+}
+
 /** The spec of `by`; its id is fixed per choice so a spec never changes meaning. */
 export function partitionSpec(by: PartitionBy): PartitionSpec {
   switch (by) {

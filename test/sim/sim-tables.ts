@@ -96,10 +96,7 @@ export async function maintainTables(
   let retired = 0;
   for (const [table, members] of tables.groups) {
     await compactTable(tables.deps, table);
-    if (tables.deps.historyKeptFrom) {
-      retired += (await retainHistory(tables.deps, table, members, tables.deps.historyKeptFrom))
-        .rows;
-    }
+    retired += (await retainHistory(tables.deps, table, members)).rows;
     deleted += (await expireSnapshots(tables.deps, table)).deleted;
     deleted += (await removeOrphans(tables.deps, table)).deleted;
   }

@@ -50,7 +50,10 @@ describe('retainHistory', () => {
     const loadedBefore = (await loadCurrent(store, 't'))!;
     const floors = { a: 2, b: 3 };
 
-    const report = await retainHistory(deps, 't', ['a', 'b'], keptFrom(floors));
+    const report = await retainHistory({ ...deps, historyKeptFrom: keptFrom(floors) }, 't', [
+      'a',
+      'b',
+    ]);
 
     // a: positions 0 and 1 (two rows each); b: the keyless rows of positions 0-2.
     expect(report).toMatchObject({ status: 'removed', rows: 7 });
@@ -63,9 +66,9 @@ describe('retainHistory', () => {
       operation: 'overwrite',
       'total-records': String(before.length - 7),
     });
-    expect((await retainHistory(deps, 't', ['a', 'b'], keptFrom(floors))).status).toBe(
-      'nothing-to-do',
-    );
+    expect(
+      (await retainHistory({ ...deps, historyKeptFrom: keptFrom(floors) }, 't', ['a', 'b'])).status,
+    ).toBe('nothing-to-do');
   });
 
   it('commits a delete when every row of the files it rewrites leaves', async () => {
@@ -77,7 +80,9 @@ describe('retainHistory', () => {
       expect((await appendTable(deps, 't', ['a'])).status).toBe('committed');
       deps.clock.ms += 60_000;
     }
-    const report = await retainHistory(deps, 't', ['a'], keptFrom({ a: 2 }));
+    const report = await retainHistory({ ...deps, historyKeptFrom: keptFrom({ a: 2 }) }, 't', [
+      'a',
+    ]);
     expect(report).toMatchObject({ status: 'removed', rewritten: 2, added: 0, rows: 2 });
     const snapshot = currentSnapshot((await loadCurrent(store, 't'))!.metadata)!;
     expect(snapshot.summary).toMatchObject({ operation: 'delete', 'total-records': '1' });
@@ -87,10 +92,14 @@ describe('retainHistory', () => {
   it('changes nothing for shards whose history is kept whole, or that the table does not route', async () => {
     const { deps } = await history(3);
     const before = await readTable(deps, 't');
-    expect(await retainHistory(deps, 't', ['a', 'b'], keptFrom({}))).toMatchObject({
+    expect(
+      await retainHistory({ ...deps, historyKeptFrom: keptFrom({}) }, 't', ['a', 'b']),
+    ).toMatchObject({
       status: 'nothing-to-do',
     });
-    expect(await retainHistory(deps, 't', ['b'], keptFrom({ a: 3 }))).toMatchObject({
+    expect(
+      await retainHistory({ ...deps, historyKeptFrom: keptFrom({ a: 3 }) }, 't', ['b']),
+    ).toMatchObject({
       status: 'nothing-to-do',
     });
     expect(await readTable(deps, 't')).toEqual(before);
@@ -114,10 +123,9 @@ describe('retainHistory', () => {
       },
     });
     const report = await retainHistory(
-      { ...deps, store: counting },
+      { ...deps, store: counting, historyKeptFrom: keptFrom({ a: 1 }) },
       't',
       ['a', 'b'],
-      keptFrom({ a: 1 }),
     );
     expect(report).toMatchObject({ status: 'removed', rewritten: 1, rows: 2 });
     // The first commit's file (positions 0 of a and b); the other three start at position 1 or above.
@@ -132,7 +140,9 @@ describe('retainHistory', () => {
     }
     read.length = 0;
     expect(
-      await retainHistory({ ...deps, store: counting }, 'u', ['k'], keptFrom({ k: 9 })),
+      await retainHistory({ ...deps, store: counting, historyKeptFrom: keptFrom({ k: 9 }) }, 'u', [
+        'k',
+      ]),
     ).toMatchObject({ status: 'nothing-to-do' });
     expect(read).toEqual([]);
   });
@@ -149,11 +159,11 @@ describe('retainHistory', () => {
       deps.faults = (at) => {
         if (at === point) throw new Crash(at);
       };
-      await expect(retainHistory(deps, 't', ['a', 'b'], keptFrom(floors))).rejects.toBeInstanceOf(
-        Crash,
-      );
+      await expect(
+        retainHistory({ ...deps, historyKeptFrom: keptFrom(floors) }, 't', ['a', 'b']),
+      ).rejects.toBeInstanceOf(Crash);
       deps.faults = undefined;
-      await retainHistory(deps, 't', ['a', 'b'], keptFrom(floors));
+      await retainHistory({ ...deps, historyKeptFrom: keptFrom(floors) }, 't', ['a', 'b']);
       expect(await readTable(deps, 't')).toEqual(expected);
       await a.append([{ text: '{"v":9}' }], T0 + 9);
       expect((await appendTable(deps, 't', ['a', 'b'])).status).toBe('committed');
@@ -182,7 +192,10 @@ describe('retainHistory', () => {
     deps.faults = async (at) => {
       if (at === TableFaultPoint.retainAfterManifests) await held;
     };
-    const retention = retainHistory(deps, 't', ['a', 'b'], keptFrom(floors));
+    const retention = retainHistory({ ...deps, historyKeptFrom: keptFrom(floors) }, 't', [
+      'a',
+      'b',
+    ]);
     await new Promise((resolve) => setTimeout(resolve, 20));
     await a.append([{ text: '{"v":7}' }], T0 + 7);
     expect((await appendTable({ ...deps, faults: undefined }, 't', ['a'])).status).toBe(
